@@ -1,0 +1,94 @@
+"""Agent Media: a conversation agent that finds films and shows and downloads them with qBittorrent."""
+
+from __future__ import annotations
+
+from homeassistant.const import Platform
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
+from homeassistant.helpers.httpx_client import get_async_client
+
+from .clients.errors import CannotConnectError, InvalidAuthError
+from .clients.knaben import KnabenClient
+from .clients.llm import LLMClient
+from .clients.qbittorrent import QBittorrentClient
+from .clients.tmdb import TMDBClient
+from .const import (
+    CONF_KNABEN_URL,
+    CONF_LLM_API_KEY,
+    CONF_LLM_BASE_URL,
+    CONF_LLM_MODEL,
+    CONF_QBITTORRENT_PASSWORD,
+    CONF_QBITTORRENT_URL,
+    CONF_QBITTORRENT_USERNAME,
+    CONF_QBITTORRENT_VERIFY_SSL,
+    CONF_TMDB_API_KEY,
+    CONF_TMDB_URL,
+    DEFAULT_KNABEN_URL,
+    DEFAULT_TMDB_URL,
+    DOMAIN,
+)
+from .data import AgentMediaConfigEntry, AgentMediaData
+
+PLATFORMS: list[Platform] = []
+
+
+def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
+    """Build a qBittorrent client from an entry (each consumer gets its own session)."""
+    return QBittorrentClient(
+        entry.data[CONF_QBITTORRENT_URL],
+        entry.data[CONF_QBITTORRENT_USERNAME],
+        entry.data[CONF_QBITTORRENT_PASSWORD],
+        verify_ssl=entry.data.get(CONF_QBITTORRENT_VERIFY_SSL, True),
+    )
+
+
+async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> bool:
+    """Set up Agent Media from a config entry."""
+    qbittorrent = qbittorrent_client_for(entry)
+    try:
+        await qbittorrent.async_login()
+    except InvalidAuthError as err:
+        raise ConfigEntryAuthFailed(
+            translation_domain=DOMAIN,
+            translation_key="qbittorrent_invalid_auth",
+            translation_placeholders={"detail": err.detail},
+        ) from err
+    except CannotConnectError as err:
+        raise ConfigEntryNotReady(
+            translation_domain=DOMAIN,
+            translation_key="qbittorrent_cannot_connect",
+            translation_placeholders={"detail": err.detail},
+        ) from err
+    entry.async_on_unload(qbittorrent.async_close)
+
+    session = async_get_clientsession(hass)
+    llm = await LLMClient.async_create(
+        get_async_client(hass),
+        base_url=entry.data[CONF_LLM_BASE_URL],
+        api_key=entry.data[CONF_LLM_API_KEY],
+        model=entry.data[CONF_LLM_MODEL],
+    )
+    entry.runtime_data = AgentMediaData(
+        llm=llm,
+        qbittorrent=qbittorrent,
+        tmdb=TMDBClient(
+            session,
+            entry.data[CONF_TMDB_API_KEY],
+            base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL),
+        ),
+        knaben=KnabenClient(session, base_url=entry.options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)),
+    )
+    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
+    return True  # HA 2025.4 requires a bool here
+
+
+async def _async_reload_on_update(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+    """Apply changed options by reloading the entry."""
+    hass.config_entries.async_schedule_reload(entry.entry_id)
+
+
+async def async_unload_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> bool:
+    """Unload a config entry."""
+    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)

@@ -1,0 +1,440 @@
+"""Config flow for Agent Media: LLM → qBittorrent → TMDB, then options, reauth and reconfigure."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Mapping
+from typing import Any
+
+from homeassistant.config_entries import ConfigFlow, ConfigFlowResult, OptionsFlow
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
+from homeassistant.helpers.httpx_client import get_async_client
+from homeassistant.helpers.selector import (
+    BooleanSelector,
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TemplateSelector,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
+import voluptuous as vol
+from yarl import URL
+
+from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
+from .clients.llm import LLMClient
+from .clients.qbittorrent import QBittorrentClient
+from .clients.tmdb import TMDBClient
+from .const import (
+    CONF_ALLOW_NON_ADMIN_SETTINGS,
+    CONF_KNABEN_URL,
+    CONF_LLM_API_KEY,
+    CONF_LLM_BASE_URL,
+    CONF_LLM_MODEL,
+    CONF_MAX_HISTORY_MESSAGES,
+    CONF_MAX_TOOL_ITERATIONS,
+    CONF_PREFERRED_RESOLUTION,
+    CONF_PROMPT,
+    CONF_QBITTORRENT_PASSWORD,
+    CONF_QBITTORRENT_URL,
+    CONF_QBITTORRENT_USERNAME,
+    CONF_QBITTORRENT_VERIFY_SSL,
+    CONF_SCAN_INTERVAL,
+    CONF_TEMPERATURE,
+    CONF_TMDB_API_KEY,
+    CONF_TMDB_URL,
+    DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
+    DEFAULT_KNABEN_URL,
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_MAX_TOOL_ITERATIONS,
+    DEFAULT_PREFERRED_RESOLUTION,
+    DEFAULT_SCAN_INTERVAL,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TMDB_URL,
+    DOMAIN,
+    LLM_PROVIDER_CUSTOM,
+    LLM_PROVIDER_MODELS,
+    LLM_PROVIDER_URLS,
+    LOGGER,
+)
+from .data import AgentMediaConfigEntry
+
+CONF_PROVIDER = "provider"
+DEFAULT_QBITTORRENT_URL = "http://localhost:8080"
+RESOLUTIONS = ["2160p", "1080p", "720p", "any"]
+
+PASSWORD = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
+URL_SELECTOR = TextSelector(TextSelectorConfig(type=TextSelectorType.URL))
+
+type Errors = dict[str, str]
+
+
+class InvalidUrlError(ValueError):
+    """A URL that is not http(s) with a host."""
+
+
+def normalize_url(value: str) -> str:
+    """Return an http(s) URL with a scheme, without a trailing slash.
+
+    Users often type "192.168.1.5:8080"; without a scheme qbittorrent-api probes ports 80 and 443 first.
+    """
+    text = value.strip().rstrip("/")
+    if "://" not in text:
+        text = f"http://{text}"
+    try:
+        url = URL(text)
+    except ValueError as err:
+        raise InvalidUrlError(value) from err
+    if url.scheme not in ("http", "https") or not url.host:
+        raise InvalidUrlError(value)
+    return text
+
+
+def _client_error_key(err: AgentMediaClientError) -> str:
+    """Map a client error to the config flow's error vocabulary."""
+    if isinstance(err, BannedError):
+        return "banned"
+    if isinstance(err, InvalidAuthError):
+        return "invalid_auth"
+    if isinstance(err, CannotConnectError):
+        return "cannot_connect"
+    return "invalid_response"
+
+
+async def _async_check(
+    field: str, errors: Errors, check: Awaitable[Any], auth_field: str | None = None
+) -> None:
+    """Await a validation call and record its failure under the field that caused it."""
+    try:
+        await check
+    except AgentMediaClientError as err:
+        key = _client_error_key(err)
+        LOGGER.debug("Validation of %s failed: %s", field, err)
+        errors[auth_field if auth_field and key in ("invalid_auth", "banned") else field] = key
+    except Exception:  # noqa: BLE001 - the form must stay usable whatever a library raises
+        LOGGER.exception("Unexpected error while validating %s", field)
+        errors["base"] = "unknown"
+
+
+async def async_validate_llm(hass: HomeAssistant, data: Mapping[str, Any]) -> Errors:
+    """Check the LLM server answers with these settings (lists models, or a 1-token completion)."""
+    errors: Errors = {}
+    client = await LLMClient.async_create(
+        get_async_client(hass),
+        base_url=data[CONF_LLM_BASE_URL],
+        api_key=data[CONF_LLM_API_KEY],
+        model=data[CONF_LLM_MODEL],
+    )
+    await _async_check(CONF_LLM_BASE_URL, errors, client.async_validate(), CONF_LLM_API_KEY)
+    return errors
+
+
+async def async_validate_qbittorrent(data: Mapping[str, Any]) -> Errors:
+    """Log in to qBittorrent with these settings."""
+    errors: Errors = {}
+    client = QBittorrentClient(
+        data[CONF_QBITTORRENT_URL],
+        data[CONF_QBITTORRENT_USERNAME],
+        data[CONF_QBITTORRENT_PASSWORD],
+        verify_ssl=data[CONF_QBITTORRENT_VERIFY_SSL],
+    )
+    try:
+        await _async_check(CONF_QBITTORRENT_URL, errors, client.async_login(), CONF_QBITTORRENT_PASSWORD)
+    finally:
+        await client.async_close()
+    return errors
+
+
+async def async_validate_tmdb(hass: HomeAssistant, api_key: str, base_url: str) -> Errors:
+    """Check the TMDB key (v3 key or read-access token) against the configured TMDB URL."""
+    errors: Errors = {}
+    client = TMDBClient(async_get_clientsession(hass), api_key, base_url=base_url)
+    await _async_check(CONF_TMDB_URL, errors, client.async_validate(), CONF_TMDB_API_KEY)
+    return errors
+
+
+def _normalize_urls(user_input: dict[str, Any], fields: tuple[str, ...], errors: Errors) -> None:
+    """Normalise the URL fields in place, recording invalid ones."""
+    for field in fields:
+        if field not in user_input:
+            continue
+        try:
+            user_input[field] = normalize_url(user_input[field])
+        except InvalidUrlError:
+            errors[field] = "invalid_url"
+
+
+def _llm_schema(defaults: Mapping[str, Any]) -> vol.Schema:
+    return vol.Schema(
+        {
+            vol.Required(CONF_PROVIDER, default=defaults.get(CONF_PROVIDER, "deepseek")): SelectSelector(
+                SelectSelectorConfig(
+                    options=[*LLM_PROVIDER_URLS, LLM_PROVIDER_CUSTOM],
+                    translation_key=CONF_PROVIDER,
+                    mode=SelectSelectorMode.LIST,
+                )
+            ),
+            vol.Optional(
+                CONF_LLM_BASE_URL, description={"suggested_value": defaults.get(CONF_LLM_BASE_URL)}
+            ): URL_SELECTOR,
+            vol.Optional(CONF_LLM_API_KEY, default=""): PASSWORD,
+            vol.Optional(
+                CONF_LLM_MODEL, description={"suggested_value": defaults.get(CONF_LLM_MODEL)}
+            ): str,
+        }
+    )
+
+
+def _qbittorrent_schema(defaults: Mapping[str, Any]) -> vol.Schema:
+    return vol.Schema(
+        {
+            vol.Required(
+                CONF_QBITTORRENT_URL, default=defaults.get(CONF_QBITTORRENT_URL, DEFAULT_QBITTORRENT_URL)
+            ): URL_SELECTOR,
+            vol.Required(
+                CONF_QBITTORRENT_USERNAME, default=defaults.get(CONF_QBITTORRENT_USERNAME, "admin")
+            ): str,
+            vol.Required(CONF_QBITTORRENT_PASSWORD): PASSWORD,
+            vol.Required(
+                CONF_QBITTORRENT_VERIFY_SSL, default=defaults.get(CONF_QBITTORRENT_VERIFY_SSL, True)
+            ): BooleanSelector(),
+        }
+    )
+
+
+def _tmdb_schema(defaults: Mapping[str, Any]) -> vol.Schema:
+    return vol.Schema(
+        {
+            vol.Required(CONF_TMDB_API_KEY): PASSWORD,
+            vol.Required(CONF_TMDB_URL, default=defaults.get(CONF_TMDB_URL, DEFAULT_TMDB_URL)): URL_SELECTOR,
+            vol.Required(
+                CONF_KNABEN_URL, default=defaults.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)
+            ): URL_SELECTOR,
+        }
+    )
+
+
+def _resolve_llm_input(user_input: dict[str, Any], errors: Errors) -> dict[str, Any]:
+    """Fill the base URL and model from the provider preset when left empty."""
+    provider = user_input.get(CONF_PROVIDER, LLM_PROVIDER_CUSTOM)
+    base_url = (user_input.get(CONF_LLM_BASE_URL) or LLM_PROVIDER_URLS.get(provider, "")).strip()
+    model = (user_input.get(CONF_LLM_MODEL) or LLM_PROVIDER_MODELS.get(provider, "")).strip()
+    resolved = {
+        CONF_LLM_BASE_URL: base_url,
+        CONF_LLM_API_KEY: user_input.get(CONF_LLM_API_KEY, "").strip(),
+        CONF_LLM_MODEL: model,
+    }
+    if not base_url:
+        errors[CONF_LLM_BASE_URL] = "url_required"
+    else:
+        _normalize_urls(resolved, (CONF_LLM_BASE_URL,), errors)
+    if not model:
+        errors[CONF_LLM_MODEL] = "model_required"
+    return resolved
+
+
+class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
+    """Set up Agent Media in three steps: the LLM, qBittorrent, then TMDB and Knaben."""
+
+    VERSION = 1
+    MINOR_VERSION = 1
+
+    def __init__(self) -> None:
+        """Start with nothing collected."""
+        self._data: dict[str, Any] = {}
+
+    @staticmethod
+    @callback
+    def async_get_options_flow(config_entry: AgentMediaConfigEntry) -> AgentMediaOptionsFlow:
+        """Return the options flow."""
+        return AgentMediaOptionsFlow()
+
+    async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Choose the LLM provider and check it answers."""
+        errors: Errors = {}
+        if user_input is not None:
+            llm = _resolve_llm_input(user_input, errors)
+            if not errors:
+                errors = await async_validate_llm(self.hass, llm)
+            if not errors:
+                self._data.update(llm)
+                return await self.async_step_qbittorrent()
+        return self.async_show_form(
+            step_id="user",
+            data_schema=_llm_schema(user_input or {}),
+            errors=errors,
+        )
+
+    async def async_step_qbittorrent(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Connect to qBittorrent's Web UI."""
+        errors: Errors = {}
+        if user_input is not None:
+            user_input = dict(user_input)
+            _normalize_urls(user_input, (CONF_QBITTORRENT_URL,), errors)
+            if not errors:
+                self._async_abort_entries_match({CONF_QBITTORRENT_URL: user_input[CONF_QBITTORRENT_URL]})
+                errors = await async_validate_qbittorrent(user_input)
+            if not errors:
+                self._data.update(user_input)
+                return await self.async_step_tmdb()
+        return self.async_show_form(
+            step_id="qbittorrent", data_schema=_qbittorrent_schema(user_input or {}), errors=errors
+        )
+
+    async def async_step_tmdb(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Check the TMDB key; the TMDB and Knaben URLs can point at mirrors."""
+        errors: Errors = {}
+        if user_input is not None:
+            user_input = dict(user_input)
+            user_input[CONF_TMDB_API_KEY] = user_input[CONF_TMDB_API_KEY].strip()
+            _normalize_urls(user_input, (CONF_TMDB_URL, CONF_KNABEN_URL), errors)
+            if not errors:
+                errors = await async_validate_tmdb(
+                    self.hass, user_input[CONF_TMDB_API_KEY], user_input[CONF_TMDB_URL]
+                )
+            if not errors:
+                self._data[CONF_TMDB_API_KEY] = user_input[CONF_TMDB_API_KEY]
+                return self.async_create_entry(
+                    title=f"Agent Media ({URL(self._data[CONF_QBITTORRENT_URL]).host})",
+                    data=self._data,
+                    options={
+                        CONF_TMDB_URL: user_input[CONF_TMDB_URL],
+                        CONF_KNABEN_URL: user_input[CONF_KNABEN_URL],
+                    },
+                )
+        return self.async_show_form(step_id="tmdb", data_schema=_tmdb_schema(user_input or {}), errors=errors)
+
+    async def async_step_reauth(self, entry_data: Mapping[str, Any]) -> ConfigFlowResult:
+        """Credentials were refused: ask for new ones."""
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Take a new qBittorrent password and/or LLM key; empty fields keep the current value."""
+        entry = self._get_reauth_entry()
+        errors: Errors = {}
+        if user_input is not None:
+            data = {**entry.data, **{key: value for key, value in user_input.items() if value}}
+            errors = await async_validate_qbittorrent(data)
+            if not errors:
+                errors = await async_validate_llm(self.hass, data)
+            if not errors:
+                return self.async_update_reload_and_abort(entry, data=data)
+        return self.async_show_form(
+            step_id="reauth_confirm",
+            data_schema=vol.Schema(
+                {
+                    vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD,
+                    vol.Optional(CONF_LLM_API_KEY): PASSWORD,
+                }
+            ),
+            description_placeholders={"url": entry.data[CONF_QBITTORRENT_URL]},
+            errors=errors,
+        )
+
+    async def async_step_reconfigure(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Change any connection setting; empty secret fields keep the current value."""
+        entry = self._get_reconfigure_entry()
+        errors: Errors = {}
+        if user_input is not None:
+            data = {**entry.data, **{key: value for key, value in user_input.items() if value != ""}}
+            _normalize_urls(data, (CONF_LLM_BASE_URL, CONF_QBITTORRENT_URL), errors)
+            if not errors:
+                errors = await async_validate_llm(self.hass, data)
+            if not errors:
+                errors = await async_validate_qbittorrent(data)
+            if not errors:
+                errors = await async_validate_tmdb(
+                    self.hass, data[CONF_TMDB_API_KEY], entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL)
+                )
+            if not errors:
+                return self.async_update_reload_and_abort(entry, data=data)
+        current = entry.data
+        return self.async_show_form(
+            step_id="reconfigure",
+            data_schema=vol.Schema(
+                {
+                    vol.Required(CONF_LLM_BASE_URL, default=current[CONF_LLM_BASE_URL]): URL_SELECTOR,
+                    vol.Optional(CONF_LLM_API_KEY, default=""): PASSWORD,
+                    vol.Required(CONF_LLM_MODEL, default=current[CONF_LLM_MODEL]): str,
+                    vol.Required(CONF_QBITTORRENT_URL, default=current[CONF_QBITTORRENT_URL]): URL_SELECTOR,
+                    vol.Required(
+                        CONF_QBITTORRENT_USERNAME, default=current[CONF_QBITTORRENT_USERNAME]
+                    ): str,
+                    vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
+                    vol.Required(
+                        CONF_QBITTORRENT_VERIFY_SSL, default=current[CONF_QBITTORRENT_VERIFY_SSL]
+                    ): BooleanSelector(),
+                    vol.Optional(CONF_TMDB_API_KEY, default=""): PASSWORD,
+                }
+            ),
+            errors=errors,
+        )
+
+
+class AgentMediaOptionsFlow(OptionsFlow):
+    """Tune the agent, the search services and polling."""
+
+    async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
+        """Show every option with its current value."""
+        errors: Errors = {}
+        if user_input is not None:
+            user_input = dict(user_input)
+            _normalize_urls(user_input, (CONF_TMDB_URL, CONF_KNABEN_URL), errors)
+            if not errors:
+                return self.async_create_entry(data=user_input)
+        options = self.config_entry.options
+        schema = vol.Schema(
+            {
+                vol.Optional(
+                    CONF_PROMPT, description={"suggested_value": options.get(CONF_PROMPT)}
+                ): TemplateSelector(),
+                vol.Required(
+                    CONF_TEMPERATURE, default=options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)
+                ): NumberSelector(NumberSelectorConfig(min=0, max=2, step=0.05)),
+                vol.Required(
+                    CONF_MAX_TOOL_ITERATIONS,
+                    default=options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS),
+                ): vol.All(
+                    NumberSelector(NumberSelectorConfig(min=1, max=30, mode=NumberSelectorMode.BOX)),
+                    vol.Coerce(int),
+                ),
+                vol.Required(
+                    CONF_MAX_HISTORY_MESSAGES,
+                    default=options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES),
+                ): vol.All(
+                    NumberSelector(NumberSelectorConfig(min=0, max=100, mode=NumberSelectorMode.BOX)),
+                    vol.Coerce(int),
+                ),
+                vol.Required(
+                    CONF_SCAN_INTERVAL, default=options.get(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL)
+                ): vol.All(
+                    NumberSelector(
+                        NumberSelectorConfig(
+                            min=2, max=300, unit_of_measurement="s", mode=NumberSelectorMode.BOX
+                        )
+                    ),
+                    vol.Coerce(int),
+                ),
+                vol.Required(
+                    CONF_PREFERRED_RESOLUTION,
+                    default=options.get(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION),
+                ): SelectSelector(
+                    SelectSelectorConfig(options=RESOLUTIONS, translation_key=CONF_PREFERRED_RESOLUTION)
+                ),
+                vol.Required(
+                    CONF_ALLOW_NON_ADMIN_SETTINGS,
+                    default=options.get(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS),
+                ): BooleanSelector(),
+                vol.Required(
+                    CONF_TMDB_URL, default=options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL)
+                ): URL_SELECTOR,
+                vol.Required(
+                    CONF_KNABEN_URL, default=options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)
+                ): URL_SELECTOR,
+            }
+        )
+        return self.async_show_form(step_id="init", data_schema=schema, errors=errors)

@@ -1,0 +1,25 @@
+"""Runtime data of a config entry and the typed config-entry alias."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from homeassistant.config_entries import ConfigEntry
+
+from .clients.knaben import KnabenClient
+from .clients.llm import LLMClient
+from .clients.qbittorrent import QBittorrentClient
+from .clients.tmdb import TMDBClient
+
+
+@dataclass(kw_only=True)
+class AgentMediaData:
+    """What a loaded entry holds: one client per outside service, shared by the agent and the actions."""
+
+    llm: LLMClient
+    qbittorrent: QBittorrentClient
+    tmdb: TMDBClient
+    knaben: KnabenClient
+
+
+type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]

@@ -1,0 +1,35 @@
+# Shared by the scripts: where the test environments live and how to run a command in the Python 3.14 root.
+# Everything is cached outside the checkout, so a clean clone reuses what this machine already built.
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+CACHE_DIR=${AGENT_MEDIA_CACHE:-/var/cache/agent-media}
+VENV_313=$CACHE_DIR/venv-ha-2025.4
+SID_ROOT=$CACHE_DIR/sid-root
+VENV_314=/opt/venv-ha-newest          # a path inside SID_ROOT
+ROOT_SRC=/src                         # where the checkout is bound inside SID_ROOT
+HA_COMPONENTS="conversation http diagnostics intent"
+
+log() { printf '\033[1m[agent-media]\033[0m %s\n' "$*" >&2; }
+
+python_313() {
+  local candidate
+  for candidate in "${PYENV_ROOT:-$HOME/.pyenv}/versions/3.13.0/bin/python3.13" "$(command -v python3.13 || true)"; do
+    if [ -n "$candidate" ] && "$candidate" -c 'import sys; assert sys.version_info[:2] == (3, 13)' 2>/dev/null; then
+      echo "$candidate"; return 0
+    fi
+  done
+  log "no Python 3.13 found (looked in pyenv and on PATH)"; return 1
+}
+
+# Runs "$@" inside the Debian sid root with the checkout at /src. The mounts live in a private mount
+# namespace, so they vanish with the command and concurrent runs do not disturb each other.
+in_root() {
+  unshare --mount --propagation private -- bash -euc '
+    root=$1; src=$2; shift 2
+    mount --rbind /dev "$root/dev"
+    mount -t proc proc "$root/proc"
+    mkdir -p "$root/src"
+    mount --bind "$src" "$root/src"
+    exec chroot "$root" /usr/bin/env -u PIP_FIND_LINKS HOME=/root PATH=/usr/local/bin:/usr/bin:/bin \
+      LANG=C.UTF-8 "$@"
+  ' in_root "$SID_ROOT" "$REPO_DIR" "$@"
+}
