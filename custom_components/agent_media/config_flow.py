@@ -83,6 +83,8 @@ def normalize_url(value: str) -> str:
     Users often type "192.168.1.5:8080"; without a scheme qbittorrent-api probes ports 80 and 443 first.
     """
     text = value.strip().rstrip("/")
+    if not text or any(char.isspace() for char in text):
+        raise InvalidUrlError(value)
     if "://" not in text:
         text = f"http://{text}"
     try:
