@@ -18,6 +18,7 @@ from .const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_MAX_HISTORY_MESSAGES,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -25,10 +26,12 @@ from .const import (
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
     DEFAULT_KNABEN_URL,
+    DEFAULT_MAX_HISTORY_MESSAGES,
     DEFAULT_TMDB_URL,
     DOMAIN,
 )
 from .data import AgentMediaConfigEntry, AgentMediaData
+from .memory import AgentMediaMemory
 
 PLATFORMS: list[Platform] = []
 
@@ -62,6 +65,14 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         ) from err
     entry.async_on_unload(qbittorrent.async_close)
 
+    memory = AgentMediaMemory(
+        hass,
+        entry.entry_id,
+        max_history_messages=entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES),
+    )
+    await memory.async_load()
+    entry.async_on_unload(memory.async_flush)  # a reload must read what this instance still holds
+
     session = async_get_clientsession(hass)
     llm = await LLMClient.async_create(
         get_async_client(hass),
@@ -78,6 +89,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
             base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL),
         ),
         knaben=KnabenClient(session, base_url=entry.options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)),
+        memory=memory,
     )
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
@@ -92,3 +104,8 @@ async def _async_reload_on_update(hass: HomeAssistant, entry: AgentMediaConfigEn
 async def async_unload_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> bool:
     """Unload a config entry."""
     return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+
+
+async def async_remove_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+    """Delete the entry's memory when the entry is deleted."""
+    await AgentMediaMemory(hass, entry.entry_id).async_remove()

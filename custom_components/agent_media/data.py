@@ -10,6 +10,7 @@ from .clients.knaben import KnabenClient
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
 from .clients.tmdb import TMDBClient
+from .memory import AgentMediaMemory
 
 
 @dataclass(kw_only=True)
@@ -20,6 +21,7 @@ class AgentMediaData:
     qbittorrent: QBittorrentClient
     tmdb: TMDBClient
     knaben: KnabenClient
+    memory: AgentMediaMemory
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]
