@@ -4,3 +4,95 @@ Code elsewhere calls these helpers instead of testing versions or attributes its
 """
 
 from __future__ import annotations
+
+import dataclasses
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from homeassistant.helpers import llm
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    import voluptuous as vol
+
+    from homeassistant.components.conversation import ChatLog, ConversationInput, ToolResultContent
+    from homeassistant.core import Context
+
+# Schema → OpenAPI: probatio on HA ≥ 2026.9 (voluptuous_openapi is no longer installed there), else
+# voluptuous_openapi. Both take (schema, custom_serializer=...).
+try:
+    _to_openapi: Callable[..., Any] = importlib.import_module("probatio").to_openapi
+except (ImportError, AttributeError):
+    _to_openapi = importlib.import_module("voluptuous_openapi").convert
+
+
+def schema_to_openapi(
+    schema: vol.Schema, custom_serializer: Callable[[Any], Any] | None = None
+) -> dict[str, Any]:
+    """Convert a tool's voluptuous schema to the OpenAPI object the model sees."""
+    converted: dict[str, Any] = _to_openapi(schema, custom_serializer=custom_serializer)
+    return converted
+
+
+def tool_result(payload: dict[str, Any], *, error: bool = False) -> Any:
+    """Wrap a tool's JSON result as HA expects it: `llm.ToolResult` on HA ≥ 2026.10, the plain dict before."""
+    result_class = getattr(llm, "ToolResult", None)
+    if result_class is None:
+        return payload
+    return result_class(data=payload, error=error)
+
+
+def tool_result_data(content: ToolResultContent) -> Any:
+    """Return a tool's JSON: `content.result.data` on HA ≥ 2026.10, `content.tool_result` before."""
+    result = getattr(content, "result", None)
+    if result is not None and hasattr(result, "data"):
+        return result.data
+    return content.tool_result
+
+
+def build_llm_context(
+    *,
+    platform: str,
+    context: Context | None,
+    language: str | None,
+    device_id: str | None,
+    user_prompt: str | None = None,
+    assistant: str = "conversation",
+    agent_id: str | None = None,
+) -> llm.LLMContext:
+    """Build an LLMContext with only the fields this HA version has (user_prompt went away in 2025.7)."""
+    values: dict[str, Any] = {
+        "platform": platform,
+        "context": context,
+        "user_prompt": user_prompt,
+        "language": language,
+        "assistant": assistant,
+        "device_id": device_id,
+        "agent_id": agent_id,
+    }
+    names = {field.name for field in dataclasses.fields(llm.LLMContext)}
+    return llm.LLMContext(**{name: value for name, value in values.items() if name in names})
+
+
+async def async_provide_llm_data(
+    chat_log: ChatLog, user_input: ConversationInput, domain: str, prompt: str | None
+) -> None:
+    """Set the turn's system prompt: `async_provide_llm_data` (HA ≥ 2025.7) or `async_update_llm_data`.
+
+    No Home Assistant LLM API is attached here (None, never []): the agent brings its own tools.
+    Raises `conversation.ConverseError` like the methods it wraps.
+    """
+    if hasattr(chat_log, "async_provide_llm_data"):
+        await chat_log.async_provide_llm_data(
+            user_input.as_llm_context(domain), None, prompt, user_input.extra_system_prompt
+        )
+    else:
+        await chat_log.async_update_llm_data(domain, user_input, None, prompt)
+
+
+def conversation_input_fields() -> dict[str, Any]:
+    """Extra fields `ConversationInput` requires on this HA version (`satellite_id` from 2025.12)."""
+    from homeassistant.components.conversation import ConversationInput  # noqa: PLC0415 - keep imports light
+
+    return {"satellite_id": None} if "satellite_id" in ConversationInput.__dataclass_fields__ else {}
