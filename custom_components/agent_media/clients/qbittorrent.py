@@ -1,0 +1,401 @@
+"""qBittorrent client: qbittorrent-api in the executor, behind one lock, with bounded waits.
+
+qbittorrent-api is synchronous and not thread-safe (a re-login swaps its HTTP session), so every call runs in
+the executor one at a time per instance. Each call is also bounded by ``asyncio.timeout``: an executor job
+cannot be cancelled, so after a time-out the library client is dropped and a fresh one is built for the next
+call, and the stuck job finishes on its own when the requests time-out fires.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+from dataclasses import dataclass
+import hashlib
+import re
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import parse_qs, urlsplit
+
+import qbittorrentapi
+
+from custom_components.agent_media.const import QBITTORRENT_TIMEOUT
+
+from .errors import (
+    AgentMediaClientError,
+    BannedError,
+    CannotConnectError,
+    InvalidAuthError,
+    InvalidResponseError,
+    RequestRejectedError,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+SERVICE: Final = "qbittorrent"
+
+_HEX_HASH = re.compile(r"^[0-9a-fA-F]{40}$")
+_BASE32_HASH = re.compile(r"^[A-Za-z2-7]{32}$")
+_V2_MULTIHASH = re.compile(r"^1220([0-9a-fA-F]{64})$")
+_ADD_OK: Final = "Ok."
+
+
+@dataclass(frozen=True, slots=True)
+class AddedTorrent:
+    """A torrent that qBittorrent has accepted (or already had)."""
+
+    info_hash: str  # lower-case 40-hex v1 infohash (qBittorrent's torrent id)
+    name: str
+
+
+def normalize_url(url: str) -> str:
+    """Return the Web UI URL with a scheme and without a trailing slash.
+
+    qbittorrent-api only skips its slow http/https probing when the URL carries a scheme.
+    """
+    url = url.strip().rstrip("/")
+    if "://" not in url:
+        url = f"http://{url}"
+    return url
+
+
+def normalize_info_hash(value: str) -> str | None:
+    """Return a 40-hex lower-case torrent id from a hex or base32 btih, or None when it is neither."""
+    value = value.strip()
+    if _HEX_HASH.match(value):
+        return value.lower()
+    if _BASE32_HASH.match(value):
+        return base64.b32decode(value.upper()).hex()
+    return None
+
+
+def info_hash_from_magnet(magnet: str) -> str | None:
+    """Return the torrent id a magnet link names, or None when it is not a usable magnet.
+
+    Hybrid magnets carry both ``btih`` and ``btmh``; qBittorrent identifies them by the v1 hash. A v2-only
+    magnet is identified by the first 40 hex digits of its SHA-256 hash, as qBittorrent does.
+    """
+    parts = urlsplit(magnet.strip())
+    if parts.scheme.lower() != "magnet":
+        return None
+    exact_topics = parse_qs(parts.query).get("xt", [])
+    for topic in exact_topics:
+        if topic.lower().startswith("urn:btih:") and (found := normalize_info_hash(topic[9:])):
+            return found
+    for topic in exact_topics:
+        if topic.lower().startswith("urn:btmh:") and (v2 := _V2_MULTIHASH.match(topic[9:])):
+            return v2.group(1)[:40].lower()
+    return None
+
+
+def _magnet_name(magnet: str) -> str | None:
+    names = parse_qs(urlsplit(magnet.strip()).query).get("dn")
+    return names[0] if names else None
+
+
+class _BencodeError(ValueError):
+    """The data is not valid bencode."""
+
+
+def _bdecode(data: bytes, pos: int) -> tuple[Any, int]:
+    """Decode one bencoded value at ``pos``; return it and the position after it."""
+    if pos >= len(data):
+        raise _BencodeError("truncated")
+    lead = data[pos : pos + 1]
+    if lead == b"i":
+        end = data.index(b"e", pos)
+        return int(data[pos + 1 : end]), end + 1
+    if lead == b"l":
+        items: list[Any] = []
+        pos += 1
+        while data[pos : pos + 1] != b"e":
+            item, pos = _bdecode(data, pos)
+            items.append(item)
+        return items, pos + 1
+    if lead == b"d":
+        mapping: dict[bytes, Any] = {}
+        pos += 1
+        while data[pos : pos + 1] != b"e":
+            key, pos = _bdecode(data, pos)
+            if not isinstance(key, bytes):
+                raise _BencodeError("dictionary key is not a string")
+            mapping[key], pos = _bdecode(data, pos)
+        return mapping, pos + 1
+    if lead.isdigit():
+        colon = data.index(b":", pos)
+        start = colon + 1
+        end = start + int(data[pos:colon])
+        if end > len(data):
+            raise _BencodeError("truncated string")
+        return data[start:end], end
+    raise _BencodeError(f"unexpected byte {lead!r} at {pos}")
+
+
+def torrent_file_identity(data: bytes) -> tuple[str, str]:
+    """Return (torrent id, name) of .torrent data, computed locally from its ``info`` dictionary.
+
+    The id is the SHA-1 of the bencoded ``info`` dictionary; for a v2-only torrent (no ``pieces``) it is the
+    SHA-256 truncated to 40 hex digits, like qBittorrent's torrent id. Raises ValueError on invalid data.
+    """
+    try:
+        if data[:1] != b"d":
+            raise _BencodeError("not a dictionary")
+        pos = 1
+        info_span: tuple[int, int] | None = None
+        info: Any = None
+        while data[pos : pos + 1] != b"e":
+            key, pos = _bdecode(data, pos)
+            start = pos
+            value, pos = _bdecode(data, pos)
+            if key == b"info":
+                info_span, info = (start, pos), value
+    except (IndexError, RecursionError) as err:
+        raise _BencodeError(str(err) or type(err).__name__) from err
+    if info_span is None or not isinstance(info, dict):
+        raise _BencodeError("no info dictionary")
+    raw_info = data[info_span[0] : info_span[1]]
+    if b"pieces" in info:
+        info_hash = hashlib.sha1(raw_info, usedforsecurity=False).hexdigest()
+    else:
+        info_hash = hashlib.sha256(raw_info).hexdigest()[:40]
+    raw_name = info.get(b"name.utf-8") or info.get(b"name")
+    name = raw_name.decode("utf-8", "replace") if isinstance(raw_name, bytes) else info_hash
+    return info_hash, name
+
+
+def _add_succeeded(result: Any) -> bool:
+    """Read ``torrents_add``'s result: "Ok."/"Fails." up to qBittorrent 5.1, a counts dict from 5.2."""
+    if isinstance(result, str):
+        return result.strip() == _ADD_OK
+    if isinstance(result, dict):
+        return bool(result.get("success_count") or result.get("pending_count"))
+    return False
+
+
+def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in precedence order
+    err: Exception, *, during_login: bool = False
+) -> AgentMediaClientError:
+    """Turn a qbittorrent-api (or time-out) error into ours.
+
+    Auth errors come first: the library makes them subclasses of its connection error.
+    """
+    if isinstance(err, TimeoutError):
+        return CannotConnectError(SERVICE, "timed out")
+    if isinstance(err, qbittorrentapi.LoginFailed):
+        return InvalidAuthError(SERVICE, "wrong username or password")
+    if isinstance(err, qbittorrentapi.Forbidden403Error):
+        if during_login or "ban" in str(err).lower():
+            return BannedError(SERVICE, "this address is banned after too many failed logins")
+        return InvalidAuthError(SERVICE, "access denied")
+    if isinstance(err, qbittorrentapi.Unauthorized401Error):
+        return InvalidAuthError(SERVICE, "unauthorized (check the URL host and the credentials)")
+    if isinstance(err, qbittorrentapi.UnsupportedMediaType415Error):
+        return RequestRejectedError(SERVICE, "not a valid torrent file")
+    if isinstance(err, qbittorrentapi.NotFound404Error) and during_login:
+        return CannotConnectError(SERVICE, "no qBittorrent Web UI at this URL")
+    if isinstance(err, qbittorrentapi.HTTP4XXError):
+        return RequestRejectedError(SERVICE, f"request refused (HTTP {err.http_status_code})")
+    if isinstance(err, qbittorrentapi.HTTP5XXError):
+        return CannotConnectError(SERVICE, f"server error (HTTP {err.http_status_code})")
+    if isinstance(err, qbittorrentapi.APIConnectionError):
+        return CannotConnectError(SERVICE, "cannot connect")
+    if isinstance(err, ValueError):
+        return InvalidResponseError(SERVICE, "unexpected answer")
+    return CannotConnectError(SERVICE, type(err).__name__)
+
+
+class QBittorrentClient:
+    """Async facade over qbittorrent-api for one qBittorrent Web UI."""
+
+    def __init__(
+        self,
+        url: str,
+        username: str,
+        password: str,
+        *,
+        verify_ssl: bool = True,
+        timeout: float = QBITTORRENT_TIMEOUT,
+    ) -> None:
+        """Remember the connection settings; nothing is contacted until the first call."""
+        self.url = normalize_url(url)
+        self._username = username
+        self._password = password
+        self._verify_ssl = verify_ssl
+        self._timeout = timeout
+        self._lock = asyncio.Lock()
+        self._client: qbittorrentapi.Client | None = None
+
+    def _library_client(self) -> qbittorrentapi.Client:
+        """Return the library client, building it on first use (executor only)."""
+        if self._client is None:
+            self._client = qbittorrentapi.Client(
+                host=self.url,
+                username=self._username,
+                password=self._password,
+                VERIFY_WEBUI_CERTIFICATE=self._verify_ssl,
+                FORCE_SCHEME_FROM_HOST=True,
+                REQUESTS_ARGS={"timeout": self._timeout},
+                HTTPADAPTER_ARGS={"max_retries": 0},
+                SIMPLE_RESPONSES=True,
+                DISABLE_LOGGING_DEBUG_OUTPUT=True,
+            )
+        return self._client
+
+    async def _run[T](self, job: Callable[[qbittorrentapi.Client], T], *, during_login: bool = False) -> T:
+        """Run ``job`` in the executor, one at a time, and map every failure to our errors."""
+        loop = asyncio.get_running_loop()
+        async with self._lock:
+            try:
+                async with asyncio.timeout(self._timeout):
+                    return await loop.run_in_executor(None, lambda: job(self._library_client()))
+            except TimeoutError as err:
+                # The stuck job keeps its client; the next call must not share it.
+                self._client = None
+                raise _map_error(err) from err
+            except (qbittorrentapi.APIError, ValueError) as err:
+                raise _map_error(err, during_login=during_login) from err
+
+    async def async_login(self) -> str:
+        """Log in and return the qBittorrent version (e.g. "v4.5.2")."""
+
+        def login(client: qbittorrentapi.Client) -> str:
+            client.auth_log_in()
+            return str(client.app_version())
+
+        return await self._run(login, during_login=True)
+
+    async def async_add_magnet(
+        self,
+        magnet: str,
+        *,
+        save_path: str | None = None,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        paused: bool = False,
+    ) -> AddedTorrent:
+        """Add a magnet link; returns at once (metadata arrives later). Already present → that torrent."""
+        info_hash = info_hash_from_magnet(magnet)
+        if info_hash is None:
+            raise RequestRejectedError(SERVICE, "not a magnet link with a BitTorrent info hash")
+        added = AddedTorrent(info_hash=info_hash, name=_magnet_name(magnet) or info_hash)
+        return await self._add(
+            added,
+            {"urls": magnet.strip()},
+            save_path=save_path,
+            category=category,
+            tags=tags,
+            paused=paused,
+        )
+
+    async def async_add_torrent_file(
+        self,
+        data: bytes,
+        *,
+        save_path: str | None = None,
+        category: str | None = None,
+        tags: Sequence[str] = (),
+        paused: bool = False,
+        skip_checking: bool = False,
+    ) -> AddedTorrent:
+        """Add .torrent data. Already present → that torrent."""
+        try:
+            info_hash, name = torrent_file_identity(data)
+        except ValueError as err:
+            raise RequestRejectedError(SERVICE, "not a valid torrent file") from err
+        return await self._add(
+            AddedTorrent(info_hash=info_hash, name=name),
+            {"torrent_files": {f"{info_hash}.torrent": data}, "is_skip_checking": skip_checking or None},
+            save_path=save_path,
+            category=category,
+            tags=tags,
+            paused=paused,
+        )
+
+    async def _add(
+        self,
+        added: AddedTorrent,
+        source: dict[str, Any],
+        *,
+        save_path: str | None,
+        category: str | None,
+        tags: Sequence[str],
+        paused: bool,
+    ) -> AddedTorrent:
+        def existing(client: qbittorrentapi.Client) -> AddedTorrent | None:
+            found = client.torrents_info(torrent_hashes=added.info_hash)
+            if found:
+                return AddedTorrent(info_hash=added.info_hash, name=str(found[0].get("name") or added.name))
+            return None
+
+        def add(client: qbittorrentapi.Client) -> AddedTorrent:
+            if present := existing(client):
+                return present
+            try:
+                # 4.x reads "paused", 5.x "stopped"; the library sends both from either flag.
+                result = client.torrents_add(
+                    save_path=save_path,
+                    category=category,
+                    tags=list(tags) or None,
+                    is_paused=paused,
+                    is_stopped=paused,
+                    **source,
+                )
+            except qbittorrentapi.Conflict409Error:  # 5.2+: nothing added, e.g. a duplicate
+                result = None
+            if _add_succeeded(result):
+                return added
+            if present := existing(client):  # added concurrently by someone else
+                return present
+            raise RequestRejectedError(SERVICE, "qBittorrent refused the torrent")
+
+        return await self._run(add)
+
+    async def async_torrents(self, hashes: Sequence[str] | None = None) -> list[dict[str, Any]]:
+        """Return torrents (all, or those with the given hashes) as plain dicts."""
+        if hashes is not None and not hashes:
+            return []
+        wanted = [h.lower() for h in hashes] if hashes is not None else None
+        result = await self._run(lambda client: client.torrents_info(torrent_hashes=wanted))
+        return [dict(item) for item in result]
+
+    async def async_files(self, info_hash: str) -> list[dict[str, Any]]:
+        """Return the files of one torrent (empty until a magnet's metadata has arrived)."""
+        result = await self._run(lambda client: client.torrents_files(torrent_hash=info_hash.lower()))
+        return [dict(item) for item in result]
+
+    async def async_sync_maindata(self, rid: int = 0) -> dict[str, Any]:
+        """Return ``sync/maindata``: a full snapshot for rid 0 or an unknown rid, else the changes since."""
+        result = await self._run(lambda client: client.sync_maindata(rid=rid))
+        if not isinstance(result, dict):
+            raise InvalidResponseError(SERVICE, "unexpected sync answer")
+        return dict(result)
+
+    async def async_pause(self, hashes: Sequence[str]) -> None:
+        """Pause (qBittorrent 5: stop) torrents."""
+        wanted = [h.lower() for h in hashes]
+        await self._run(lambda client: client.torrents_stop(torrent_hashes=wanted))
+
+    async def async_resume(self, hashes: Sequence[str]) -> None:
+        """Resume (qBittorrent 5: start) torrents."""
+        wanted = [h.lower() for h in hashes]
+        await self._run(lambda client: client.torrents_start(torrent_hashes=wanted))
+
+    async def async_remove(self, hashes: Sequence[str], *, delete_files: bool = False) -> None:
+        """Remove torrents, and their data when asked."""
+        wanted = [h.lower() for h in hashes]
+        await self._run(
+            lambda client: client.torrents_delete(delete_files=delete_files, torrent_hashes=wanted)
+        )
+
+    async def async_close(self) -> None:
+        """Log out, best effort; never raises."""
+        if self._client is None:
+            return
+
+        def logout(client: qbittorrentapi.Client) -> None:
+            client.auth_log_out()
+
+        with contextlib.suppress(AgentMediaClientError):
+            await self._run(logout)
+        self._client = None

@@ -1,0 +1,177 @@
+"""TMDB v3 client: identifies a film or show and finds its IMDb id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+import re
+from typing import TYPE_CHECKING, Any, Final
+
+from custom_components.agent_media.const import DEFAULT_TMDB_URL, SEARCH_TIMEOUT
+
+from ._http import async_request_json
+from .errors import RequestRejectedError
+
+if TYPE_CHECKING:
+    import aiohttp
+
+SERVICE: Final = "tmdb"
+MEDIA_TYPES: Final = ("movie", "tv")
+
+_V3_KEY = re.compile(r"^[0-9a-fA-F]{32}$")
+_NON_WORD = re.compile(r"[\W_]+")
+_JWT_DOTS: Final = 2  # header.payload.signature
+_YEAR_DIGITS: Final = 4
+_YEAR_TOLERANCE: Final = 2  # a year off by this much or more scores nothing
+
+
+@dataclass(frozen=True, slots=True)
+class MediaMatch:
+    """One film or show found on TMDB."""
+
+    title: str
+    year: int | None
+    tmdb_id: int
+    imdb_id: str | None
+    media_type: str  # "movie" | "tv"
+    original_title: str
+    popularity: float
+
+    def as_dict(self) -> dict[str, Any]:
+        """Return the JSON-safe summary given to the agent and the actions."""
+        return {
+            "title": self.title,
+            "year": self.year,
+            "imdb_id": self.imdb_id,
+            "tmdb_id": self.tmdb_id,
+            "media_type": self.media_type,
+        }
+
+
+def is_read_access_token(api_key: str) -> bool:
+    """Tell a v4 read-access token (a JWT, "eyJ…") from a 32-hex v3 key; anything else counts as a v3 key."""
+    key = api_key.strip()
+    return not _V3_KEY.match(key) and (key.startswith("eyJ") or key.count(".") == _JWT_DOTS)
+
+
+def _normalize_title(title: str) -> str:
+    return _NON_WORD.sub(" ", title.casefold()).strip()
+
+
+def _year(date: Any) -> int | None:
+    if isinstance(date, str) and len(date) >= _YEAR_DIGITS and date[:_YEAR_DIGITS].isdigit():
+        return int(date[:_YEAR_DIGITS])
+    return None
+
+
+def _parse_item(item: Any, media_type: str | None) -> MediaMatch | None:
+    """Build a match from a search result item; None for people and malformed items."""
+    if not isinstance(item, dict):
+        return None
+    kind = media_type or item.get("media_type")
+    tmdb_id = item.get("id")
+    if kind not in MEDIA_TYPES or not isinstance(tmdb_id, int) or isinstance(tmdb_id, bool):
+        return None
+    if kind == "movie":
+        title, original, date = item.get("title"), item.get("original_title"), item.get("release_date")
+    else:
+        title, original, date = item.get("name"), item.get("original_name"), item.get("first_air_date")
+    if not isinstance(title, str) or not title:
+        return None
+    popularity = item.get("popularity")
+    return MediaMatch(
+        title=title,
+        year=_year(date),
+        tmdb_id=tmdb_id,
+        imdb_id=None,
+        media_type=kind,
+        original_title=original if isinstance(original, str) and original else title,
+        popularity=float(popularity) if isinstance(popularity, int | float) else 0.0,
+    )
+
+
+class TMDBClient:
+    """Async TMDB v3 client on an injected aiohttp session."""
+
+    def __init__(
+        self,
+        session: aiohttp.ClientSession,
+        api_key: str,
+        *,
+        base_url: str = DEFAULT_TMDB_URL,
+        timeout: float = SEARCH_TIMEOUT,
+    ) -> None:
+        """Detect how the credential is sent: a v3 key as ``api_key=``, a read-access token as Bearer."""
+        self._session = session
+        self._base_url = base_url.strip().rstrip("/")
+        self._timeout = timeout
+        key = api_key.strip()
+        self.uses_bearer_token = is_read_access_token(key)
+        self._headers = {"Accept": "application/json"}
+        self._auth_params: dict[str, str] = {}
+        if self.uses_bearer_token:
+            self._headers["Authorization"] = f"Bearer {key}"
+        else:
+            self._auth_params["api_key"] = key
+
+    async def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+        query = {**self._auth_params, **{k: str(v) for k, v in (params or {}).items() if v is not None}}
+        return await async_request_json(
+            self._session,
+            "GET",
+            f"{self._base_url}/{path}",
+            service=SERVICE,
+            time_limit=self._timeout,
+            params=query,
+            headers=self._headers,
+        )
+
+    async def async_validate(self) -> None:
+        """Check the URL and the credential with a cheap authenticated call."""
+        await self._get("configuration")
+
+    async def async_search(
+        self, title: str, *, year: int | None = None, media_type: str | None = None
+    ) -> list[MediaMatch]:
+        """Search films (``movie``), shows (``tv``) or both (None); results in TMDB's order, imdb_id None."""
+        params: dict[str, Any] = {"query": title, "include_adult": "false", "page": 1}
+        if media_type == "movie":
+            payload = await self._get("search/movie", {**params, "year": year})
+        elif media_type == "tv":
+            payload = await self._get("search/tv", {**params, "first_air_date_year": year})
+        else:
+            payload = await self._get("search/multi", params)
+        results = payload.get("results")
+        if not isinstance(results, list):
+            return []
+        matches = [m for item in results if (m := _parse_item(item, media_type)) is not None]
+        if media_type is None and year is not None:
+            # search/multi takes no year: keep what is close to it, unless that leaves nothing.
+            near = [m for m in matches if m.year is None or abs(m.year - year) <= 1]
+            matches = near or matches
+        return matches
+
+    async def async_identify(
+        self, title: str, *, year: int | None = None, media_type: str | None = None
+    ) -> MediaMatch | None:
+        """Return the best match with its IMDb id, or None when TMDB knows nothing by that title."""
+        matches = await self.async_search(title, year=year, media_type=media_type)
+        if not matches:
+            return None
+        wanted = _normalize_title(title)
+
+        def rank(match: MediaMatch) -> tuple[bool, int, float]:
+            same_title = wanted in (_normalize_title(match.title), _normalize_title(match.original_title))
+            year_score = (
+                0
+                if year is None or match.year is None
+                else _YEAR_TOLERANCE - min(abs(match.year - year), _YEAR_TOLERANCE)
+            )
+            return same_title, year_score, match.popularity
+
+        best = max(matches, key=rank)
+        try:
+            ids = await self._get(f"{best.media_type}/{best.tmdb_id}/external_ids")
+        except RequestRejectedError:
+            return best  # TMDB has no external ids for it; the match itself is still right
+        imdb_id = ids.get("imdb_id")
+        return replace(best, imdb_id=imdb_id if isinstance(imdb_id, str) and imdb_id else None)

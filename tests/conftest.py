@@ -1,0 +1,133 @@
+"""Fixtures shared by every test: custom integrations on, and the real-service rig (tests/rig).
+
+The rig fixtures request ``socket_enabled``: the harness blocks sockets by default and allows only
+127.0.0.1 once they are enabled.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.agent_media.const import (
+    CONF_KNABEN_URL,
+    CONF_LLM_API_KEY,
+    CONF_LLM_BASE_URL,
+    CONF_LLM_MODEL,
+    CONF_QBITTORRENT_PASSWORD,
+    CONF_QBITTORRENT_URL,
+    CONF_QBITTORRENT_USERNAME,
+    CONF_QBITTORRENT_VERIFY_SSL,
+    CONF_TMDB_API_KEY,
+    CONF_TMDB_URL,
+    DOMAIN,
+)
+from homeassistant.config_entries import ConfigEntryState
+
+from .rig.knaben_server import KnabenServer
+from .rig.llm_server import ScriptedLLMServer
+from .rig.qbittorrent import QBittorrentInstance, start_instance
+from .rig.tmdb_server import TMDBServer
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from pathlib import Path
+
+    from homeassistant.core import HomeAssistant
+
+
+@pytest.fixture(autouse=True)
+def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
+    """Let Home Assistant load custom_components/agent_media in every test."""
+
+
+@pytest.fixture
+async def qbittorrent(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBittorrentInstance]:
+    """A real qbittorrent-nox on loopback with its own profile; stopped after the test."""
+    instance = await start_instance(tmp_path)
+    try:
+        yield instance
+    finally:
+        await instance.stop()
+        instance._api = None
+
+
+@pytest.fixture
+async def llm_server(socket_enabled: None) -> AsyncIterator[ScriptedLLMServer]:
+    """A scripted OpenAI-compatible server."""
+    server = ScriptedLLMServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
+
+
+@pytest.fixture
+async def tmdb_server(socket_enabled: None) -> AsyncIterator[TMDBServer]:
+    """A TMDB v3 look-alike."""
+    server = TMDBServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
+
+
+@pytest.fixture
+async def knaben_server(socket_enabled: None) -> AsyncIterator[KnabenServer]:
+    """A Knaben API look-alike."""
+    server = KnabenServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.close()
+
+
+@pytest.fixture
+def entry_data(
+    llm_server: ScriptedLLMServer, qbittorrent: QBittorrentInstance, tmdb_server: TMDBServer
+) -> dict[str, Any]:
+    """Config-entry data pointing at the rig."""
+    return {
+        CONF_LLM_BASE_URL: llm_server.base_url,
+        CONF_LLM_API_KEY: llm_server.api_key,
+        CONF_LLM_MODEL: llm_server.model,
+        CONF_QBITTORRENT_URL: qbittorrent.url,
+        CONF_QBITTORRENT_USERNAME: qbittorrent.username,
+        CONF_QBITTORRENT_PASSWORD: qbittorrent.password,
+        CONF_QBITTORRENT_VERIFY_SSL: True,
+        CONF_TMDB_API_KEY: tmdb_server.api_key,
+    }
+
+
+@pytest.fixture
+def entry_options(knaben_server: KnabenServer, tmdb_server: TMDBServer) -> dict[str, Any]:
+    """Config-entry options pointing the search services at the rig."""
+    return {CONF_KNABEN_URL: knaben_server.base_url, CONF_TMDB_URL: tmdb_server.base_url}
+
+
+@pytest.fixture
+def config_entry(
+    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
+) -> MockConfigEntry:
+    """An Agent Media entry on the rig, added to hass but not set up."""
+    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=entry_options)
+    entry.add_to_hass(hass)
+    return entry
+
+
+@pytest.fixture
+async def setup_integration(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> AsyncIterator[MockConfigEntry]:
+    """The entry, set up and loaded; unloaded after the test if it still is."""
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    yield config_entry
+    if config_entry.state is ConfigEntryState.LOADED:
+        assert await hass.config_entries.async_unload(config_entry.entry_id)
+        await hass.async_block_till_done()

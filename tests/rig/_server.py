@@ -1,0 +1,89 @@
+"""Shared plumbing of the loopback HTTP servers: start on a free port, scripted failures, clean shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from aiohttp import web
+
+FAILURE_KINDS = frozenset({"html", "500", "401", "403", "429", "slow", "bad_shape"})
+HTML_PAGE = (
+    "<!DOCTYPE html><html><head><title>Maintenance</title></head><body>Down for maintenance</body></html>"
+)
+
+
+class LoopbackServer:
+    """An aiohttp.web app on 127.0.0.1, port chosen by the system, in the test's event loop."""
+
+    def __init__(self) -> None:
+        self.app = web.Application()
+        self.port = 0
+        self.slow_seconds = 60.0  # "slow" answers after this long, or at shutdown, whichever comes first
+        self._failures: list[str] = []
+        self._runner: web.AppRunner | None = None
+        self._closing = asyncio.Event()
+
+    @property
+    def root_url(self) -> str:
+        """``http://127.0.0.1:PORT``."""
+        return f"http://127.0.0.1:{self.port}"
+
+    async def start(self) -> None:
+        """Listen on a free loopback port."""
+        runner = web.AppRunner(self.app, handle_signals=False, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        self._runner = runner
+        self.port = int(runner.addresses[0][1])
+
+    async def close(self) -> None:
+        """Release whatever handler is still waiting, then stop listening."""
+        self._closing.set()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def wait(self, seconds: float) -> None:
+        """Sleep ``seconds``, cut short when the server shuts down."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._closing.wait(), seconds)
+
+    def fail_next(self, kind: str) -> None:
+        """Make the next request fail: html, 500, 401, 403, 429, slow or bad_shape (calls queue up)."""
+        if kind not in FAILURE_KINDS:
+            raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
+        self._failures.append(kind)
+
+    async def scripted_failure(self) -> web.StreamResponse | None:
+        """Return the failure response queued for this request, or None to answer normally."""
+        if not self._failures:
+            return None
+        kind = self._failures.pop(0)
+        if kind == "slow":
+            await self.wait(self.slow_seconds)
+            return None
+        if kind == "html":
+            return web.Response(text=HTML_PAGE, content_type="text/html")
+        if kind == "bad_shape":
+            return json_response(["not", "an", "object"])
+        status = int(kind)
+        return json_response(self.error_body(status), status=status, headers=_retry_after(status))
+
+    def error_body(self, status: int) -> Any:
+        """The JSON body of a scripted error; services override it with their own shape."""
+        return {"error": f"scripted HTTP {status}"}
+
+
+def _retry_after(status: int) -> dict[str, str]:
+    return {"Retry-After": "1"} if status == 429 else {}
+
+
+def json_response(payload: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    """A JSON response with the content type real services send."""
+    return web.Response(
+        text=json.dumps(payload), status=status, content_type="application/json", headers=headers
+    )

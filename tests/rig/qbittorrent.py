@@ -1,0 +1,260 @@
+"""A real ``qbittorrent-nox`` on loopback, one per test, with its own profile (qbittorrent.md §5)."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+from dataclasses import dataclass, field
+import functools
+import hashlib
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from typing import TYPE_CHECKING
+
+import pytest
+import qbittorrentapi
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+USERNAME = "agent"
+PASSWORD = "agent-media-test"
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+
+
+def qbittorrent_binary() -> str:
+    """Return the path of qbittorrent-nox, failing the test (never skipping) when it is missing."""
+    binary = shutil.which("qbittorrent-nox")
+    if binary is None:
+        pytest.fail(
+            "qbittorrent-nox is not on PATH; the tests need the real one "
+            "(Debian: apt-get install qbittorrent-nox, or run scripts/setup)",
+            pytrace=False,
+        )
+    return binary
+
+
+@functools.cache
+def qbittorrent_version(binary: str) -> tuple[int, ...]:
+    """Return the version of ``qbittorrent-nox --version`` ("qBittorrent v4.5.2") as a tuple."""
+    output = subprocess.run(  # noqa: S603 - our own binary, fixed arguments
+        [binary, "--version"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    found = re.search(r"v(\d+)\.(\d+)\.(\d+)", output)
+    if found is None:
+        pytest.fail(f"cannot read the qbittorrent-nox version from {output!r}", pytrace=False)
+    return tuple(int(part) for part in found.groups())
+
+
+def free_port() -> int:
+    """Return a loopback TCP port that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def pbkdf2_password(password: str) -> str:
+    """Return the ``WebUI\\Password_PBKDF2`` value for ``password`` (qbittorrent.md §5.4)."""
+    salt = os.urandom(16)
+    key = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, 100_000, dklen=64)
+    return f'"@ByteArray({base64.b64encode(salt).decode()}:{base64.b64encode(key).decode()})"'
+
+
+def write_config(profile: Path, *, webui_port: int, bt_port: int, downloads: Path) -> None:
+    """Write qBittorrent.conf: legal notice accepted, loopback only, no peer discovery, fast refresh."""
+    config_dir = profile / "qBittorrent" / "config"
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "qBittorrent.conf").write_text(
+        f"""[LegalNotice]
+Accepted=true
+
+[Application]
+FileLogger\\Enabled=true
+FileLogger\\Path={profile}/logs
+
+[BitTorrent]
+Session\\DHTEnabled=false
+Session\\PeXEnabled=false
+Session\\LSDEnabled=false
+Session\\Port={bt_port}
+Session\\Interface=lo
+Session\\InterfaceName=lo
+Session\\InterfaceAddress=127.0.0.1
+Session\\AnonymousModeEnabled=true
+Session\\QueueingSystemEnabled=false
+Session\\DefaultSavePath={downloads}
+Session\\TempPathEnabled=false
+Session\\AddTrackersEnabled=false
+Session\\RefreshInterval=100
+
+[Network]
+PortForwardingEnabled=false
+Proxy\\OnlyForTorrents=false
+
+[Preferences]
+General\\Locale=en
+Connection\\ResolvePeerCountries=false
+Advanced\\updateCheck=false
+WebUI\\Enabled=true
+WebUI\\Address=127.0.0.1
+WebUI\\Port={webui_port}
+WebUI\\UseUPnP=false
+WebUI\\LocalHostAuth=true
+WebUI\\Username={USERNAME}
+WebUI\\Password_PBKDF2={pbkdf2_password(PASSWORD)}
+WebUI\\CSRFProtection=true
+WebUI\\HostHeaderValidation=true
+WebUI\\MaxAuthenticationFailCount=1000
+WebUI\\BanDuration=1
+
+[RSS]
+AutoDownloader\\EnableProcessing=false
+Session\\EnableProcessing=false
+""",
+        encoding="utf-8",
+    )
+
+
+async def _http_answers(port: int) -> bool:
+    """True once anything answers HTTP on the port (403 counts: it means the Web UI is up)."""
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    except OSError:
+        return False
+    try:
+        writer.write(f"GET /api/v2/app/webapiVersion HTTP/1.0\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        await writer.drain()
+        status_line = await asyncio.wait_for(reader.readline(), 2)
+        return status_line.startswith(b"HTTP/")
+    except (OSError, TimeoutError):
+        return False
+    finally:
+        writer.close()
+        with contextlib.suppress(OSError):
+            await writer.wait_closed()
+
+
+@dataclass
+class QBittorrentInstance:
+    """One running qbittorrent-nox; ``stop()``/``start()`` restart it with the same profile and port."""
+
+    profile_dir: Path
+    downloads_dir: Path
+    port: int
+    bt_port: int
+    binary: str
+    version: tuple[int, ...]
+    username: str = USERNAME
+    password: str = PASSWORD
+    _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    _api: qbittorrentapi.Client | None = field(default=None, repr=False)
+
+    @property
+    def url(self) -> str:
+        """The Web UI URL, with scheme and port."""
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def log_path(self) -> Path:
+        """Where qbittorrent-nox's stdout and stderr go."""
+        return self.profile_dir / "stdout.log"
+
+    @property
+    def running(self) -> bool:
+        """True while the process is alive."""
+        return self._alive()
+
+    def _alive(self) -> bool:
+        return self._process is not None and self._process.poll() is None
+
+    def api(self) -> qbittorrentapi.Client:
+        """Return a logged-in qbittorrent-api client for assertions. Blocking: call it in the executor."""
+        if self._api is None:
+            client = qbittorrentapi.Client(
+                host=self.url,
+                username=self.username,
+                password=self.password,
+                FORCE_SCHEME_FROM_HOST=True,
+                REQUESTS_ARGS={"timeout": 10},
+                SIMPLE_RESPONSES=True,
+            )
+            client.auth_log_in()
+            self._api = client
+        return self._api
+
+    def _log_tail(self) -> str:
+        try:
+            return self.log_path.read_text(errors="replace")[-2000:]
+        except OSError:
+            return "(no log)"
+
+    async def start(self) -> None:
+        """Start qbittorrent-nox (without -d, so we keep its pid) and wait until the Web UI answers."""
+        if self._alive():
+            return
+        args = [self.binary, f"--profile={self.profile_dir}", f"--webui-port={self.port}"]
+        if self.version >= (5,):
+            args.append("--confirm-legal-notice")  # unknown to 4.x, which exits on it
+        with self.log_path.open("ab") as log:
+            self._process = subprocess.Popen(  # noqa: S603 - returns at once
+                args, stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True
+            )
+        deadline = time.monotonic() + START_TIMEOUT
+        while not await _http_answers(self.port):
+            if not self._alive():
+                await self.stop()
+                pytest.fail(
+                    f"qbittorrent-nox exited at start; its output:\n{self._log_tail()}", pytrace=False
+                )
+            if time.monotonic() > deadline:
+                await self.stop()
+                pytest.fail(
+                    f"qbittorrent-nox did not answer on port {self.port} within {START_TIMEOUT} s:\n"
+                    f"{self._log_tail()}",
+                    pytrace=False,
+                )
+            await asyncio.sleep(0.05)
+
+    async def stop(self) -> None:
+        """Stop it (SIGTERM, then SIGKILL after a while) and reap the process."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + STOP_TIMEOUT
+            while process.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            if process.poll() is None:
+                process.kill()
+                while process.poll() is None:
+                    await asyncio.sleep(0.02)
+
+
+async def start_instance(base: Path) -> QBittorrentInstance:
+    """Create a profile under ``base`` and start qbittorrent-nox on free loopback ports."""
+    binary = qbittorrent_binary()
+    profile = base / "qbittorrent-profile"
+    downloads = base / "qbittorrent-downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    instance = QBittorrentInstance(
+        profile_dir=profile,
+        downloads_dir=downloads,
+        port=free_port(),
+        bt_port=free_port(),
+        binary=binary,
+        version=qbittorrent_version(binary),
+    )
+    # PBKDF2 takes ~0.1 s of CPU: keep it off the event loop.
+    await asyncio.to_thread(
+        write_config, profile, webui_port=instance.port, bt_port=instance.bt_port, downloads=downloads
+    )
+    await instance.start()
+    return instance

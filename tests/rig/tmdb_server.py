@@ -1,0 +1,218 @@
+"""A TMDB v3 look-alike on loopback, serving public-domain and Creative-Commons titles."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import re
+from typing import TYPE_CHECKING, Any
+
+from ._server import LoopbackServer, json_response
+
+if TYPE_CHECKING:
+    from aiohttp import web
+
+# (tmdb id, title, original title, release date, imdb id, popularity)
+MOVIES: list[tuple[int, str, str, str, str, float]] = [
+    (10378, "Big Buck Bunny", "Big Buck Bunny", "2008-04-10", "tt1254207", 12.4),
+    (45745, "Sintel", "Sintel", "2010-09-27", "tt1727587", 9.8),
+    (10331, "Night of the Living Dead", "Night of the Living Dead", "1968-10-04", "tt0063350", 21.7),
+    (133701, "Tears of Steel", "Tears of Steel", "2012-09-26", "tt2285752", 7.1),
+    (653, "Nosferatu", "Nosferatu, eine Symphonie des Grauens", "1922-02-16", "tt0013442", 15.3),
+    (961, "The General", "The General", "1926-12-31", "tt0017925", 11.2),
+    (9761, "Elephants Dream", "Elephants Dream", "2006-03-24", "tt0807840", 6.5),
+]
+# A Creative-Commons web series (ids here are synthetic).
+SHOWS: list[tuple[int, str, str, str, str, float]] = [
+    (900001, "Pioneer One", "Pioneer One", "2010-06-16", "tt9000001", 3.2),
+]
+
+NOT_FOUND = {
+    "status_code": 34,
+    "status_message": "The resource you requested could not be found.",
+    "success": False,
+}
+INVALID_KEY = {
+    "status_code": 7,
+    "status_message": "Invalid API key: You must be granted a valid key.",
+    "success": False,
+}
+RATE_LIMITED = {
+    "status_code": 25,
+    "status_message": "Your request count is over the allowed limit.",
+    "success": False,
+}
+SERVER_ERROR = {
+    "status_code": 11,
+    "status_message": "Internal error: Something went wrong.",
+    "success": False,
+}
+
+
+def _words(text: str) -> set[str]:
+    return set(re.findall(r"\w+", text.casefold()))
+
+
+class TMDBServer(LoopbackServer):
+    """Answers like api.themoviedb.org/3 for a fixed catalogue; ``.requests`` records each request."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.api_key = hashlib.md5(b"agent-media tmdb v3 key", usedforsecurity=False).hexdigest()
+        claims = base64.urlsafe_b64encode(json.dumps({"aud": "agent-media-tests"}).encode()).decode()
+        self.read_token = f"eyJhbGciOiJIUzI1NiJ9.{claims.rstrip('=')}.c2lnbmF0dXJl"
+        self.requests: list[dict[str, Any]] = []
+        self._items: dict[str, list[dict[str, Any]]] = {"movie": [], "tv": []}
+        self._imdb_ids: dict[tuple[str, int], str | None] = {}
+        for tmdb_id, title, original, date, imdb_id, popularity in MOVIES:
+            self.add_result(
+                "movie", tmdb_id, title, date, imdb_id=imdb_id, original=original, popularity=popularity
+            )
+        for tmdb_id, title, original, date, imdb_id, popularity in SHOWS:
+            self.add_result(
+                "tv", tmdb_id, title, date, imdb_id=imdb_id, original=original, popularity=popularity
+            )
+        self.app.router.add_get("/3/configuration", self._configuration)
+        self.app.router.add_get("/3/search/{kind:movie|tv|multi}", self._search)
+        self.app.router.add_get("/3/{kind:movie|tv}/{tmdb_id:\\d+}/external_ids", self._external_ids)
+        self.app.router.add_get("/3/find/{external_id}", self._find)
+
+    @property
+    def base_url(self) -> str:
+        """The API root, ending in ``/3``."""
+        return f"{self.root_url}/3"
+
+    def add_result(
+        self,
+        media_type: str,
+        tmdb_id: int,
+        title: str,
+        date: str,
+        *,
+        imdb_id: str | None = None,
+        original: str | None = None,
+        popularity: float = 1.0,
+    ) -> None:
+        """Add a (synthetic) film or show to the catalogue; searches list items in the order added."""
+        if media_type == "movie":
+            item = {"title": title, "original_title": original or title, "release_date": date, "video": False}
+        else:
+            item = {
+                "name": title,
+                "original_name": original or title,
+                "first_air_date": date,
+                "origin_country": [],
+            }
+        item |= {
+            "id": tmdb_id,
+            "original_language": "en",
+            "overview": "",
+            "popularity": popularity,
+            "vote_average": 7.0,
+            "vote_count": 100,
+            "genre_ids": [],
+            "adult": False,
+            "poster_path": None,
+            "backdrop_path": None,
+        }
+        self._items[media_type].append(item)
+        self._imdb_ids[media_type, tmdb_id] = imdb_id
+
+    def error_body(self, status: int) -> Any:
+        return {401: INVALID_KEY, 429: RATE_LIMITED}.get(status, SERVER_ERROR)
+
+    async def _guard(self, request: web.Request) -> web.StreamResponse | None:
+        """Record the request, play a scripted failure, check the credential."""
+        self.requests.append(
+            {
+                "path": request.path,
+                "query": dict(request.query),
+                "authorization": request.headers.get("Authorization"),
+            }
+        )
+        if (failure := await self.scripted_failure()) is not None:
+            return failure
+        if request.query.get("api_key") == self.api_key:
+            return None
+        if request.headers.get("Authorization") == f"Bearer {self.read_token}":
+            return None
+        return json_response(INVALID_KEY, status=401)
+
+    async def _configuration(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        return json_response(
+            {
+                "images": {
+                    "base_url": "http://image.tmdb.org/t/p/",
+                    "secure_base_url": "https://image.tmdb.org/t/p/",
+                    "poster_sizes": ["w92", "w154", "w185", "w342", "w500", "w780", "original"],
+                },
+                "change_keys": [],
+            }
+        )
+
+    def _matches(self, media_type: str, query: str, year: str | None) -> list[dict[str, Any]]:
+        wanted = _words(query)
+        date_key = "release_date" if media_type == "movie" else "first_air_date"
+        found = []
+        for item in self._items[media_type]:
+            names = (item.get("title") or item["name"], item.get("original_title") or item["original_name"])
+            if not wanted or not any(wanted <= _words(name) for name in names):
+                continue
+            if year and not item[date_key].startswith(year):
+                continue
+            found.append(item)
+        return found
+
+    async def _search(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        kind = request.match_info["kind"]
+        query = request.query.get("query", "")
+        if kind == "movie":
+            year = request.query.get("year") or request.query.get("primary_release_year")
+            results = self._matches("movie", query, year)
+        elif kind == "tv":
+            year = request.query.get("first_air_date_year") or request.query.get("year")
+            results = self._matches("tv", query, year)
+        else:
+            results = [
+                {**item, "media_type": media_type}
+                for media_type in ("movie", "tv")
+                for item in self._matches(media_type, query, None)
+            ]
+            if results:  # real multi-search mixes in people, which a client must skip
+                results.append({"id": 7, "media_type": "person", "name": query.title(), "known_for": []})
+        return json_response({"page": 1, "results": results, "total_pages": 1, "total_results": len(results)})
+
+    async def _external_ids(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        key = (request.match_info["kind"], int(request.match_info["tmdb_id"]))
+        if key not in self._imdb_ids:
+            return json_response(NOT_FOUND, status=404)
+        return json_response({"id": key[1], "imdb_id": self._imdb_ids[key], "wikidata_id": None})
+
+    async def _find(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        external_id = request.match_info["external_id"]
+        found: dict[str, list[dict[str, Any]]] = {"movie": [], "tv": []}
+        for (media_type, tmdb_id), imdb_id in self._imdb_ids.items():
+            if imdb_id == external_id:
+                found[media_type] += [
+                    {**item, "media_type": media_type}
+                    for item in self._items[media_type]
+                    if item["id"] == tmdb_id
+                ]
+        return json_response(
+            {
+                "movie_results": found["movie"],
+                "person_results": [],
+                "tv_results": found["tv"],
+                "tv_episode_results": [],
+                "tv_season_results": [],
+            }
+        )
