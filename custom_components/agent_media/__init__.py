@@ -30,10 +30,11 @@ from .const import (
     DEFAULT_TMDB_URL,
     DOMAIN,
 )
+from .coordinator import DownloadsCoordinator, async_remove_downloads_store
 from .data import AgentMediaConfigEntry, AgentMediaData
 from .memory import AgentMediaMemory
 
-PLATFORMS: list[Platform] = []
+PLATFORMS: list[Platform] = [Platform.EVENT, Platform.SENSOR]
 
 
 def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
@@ -80,6 +81,11 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         api_key=entry.data[CONF_LLM_API_KEY],
         model=entry.data[CONF_LLM_MODEL],
     )
+    # The downloads coordinator syncs incrementally on a qBittorrent session of its own (rids are per SID).
+    downloads = DownloadsCoordinator(hass, entry, qbittorrent_client_for(entry), memory)
+    entry.async_on_unload(downloads.client.async_close)
+    await downloads.async_config_entry_first_refresh()
+
     entry.runtime_data = AgentMediaData(
         llm=llm,
         qbittorrent=qbittorrent,
@@ -90,6 +96,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         ),
         knaben=KnabenClient(session, base_url=entry.options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)),
         memory=memory,
+        downloads=downloads,
     )
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
@@ -109,3 +116,4 @@ async def async_unload_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) 
 async def async_remove_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
     """Delete the entry's memory when the entry is deleted."""
     await AgentMediaMemory(hass, entry.entry_id).async_remove()
+    await async_remove_downloads_store(hass, entry.entry_id)

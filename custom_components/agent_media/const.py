@@ -70,3 +70,8 @@ STORAGE_MINOR_VERSION: Final = 1
 def storage_key(entry_id: str) -> str:
     """Return the Store key of a config entry."""
     return f"{DOMAIN}.{entry_id}"
+
+
+# Downloads coordinator and its entities.
+DOWNLOAD_ENTITY_GRACE: Final = 300  # seconds a finished download keeps its entities
+MAX_DOWNLOAD_ENTITIES: Final = 50  # downloads with entities of their own, at most (the agent's come first)

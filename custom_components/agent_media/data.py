@@ -10,6 +10,7 @@ from .clients.knaben import KnabenClient
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
 from .clients.tmdb import TMDBClient
+from .coordinator import DownloadsCoordinator
 from .memory import AgentMediaMemory
 
 
@@ -22,6 +23,7 @@ class AgentMediaData:
     tmdb: TMDBClient
     knaben: KnabenClient
     memory: AgentMediaMemory
+    downloads: DownloadsCoordinator
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]

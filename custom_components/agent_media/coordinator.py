@@ -1,0 +1,520 @@
+"""Downloads coordinator: follows qBittorrent through incremental sync and detects completed downloads.
+
+qBittorrent's ``sync/maindata`` answers a request carrying the previous ``rid`` with only what changed, so
+a steady-state poll of a library of thousands of seeding torrents moves a few hundred bytes, not megabytes.
+The coordinator owns its own `QBittorrentClient` (rids are kept per Web UI session; a second consumer on the
+same session would break the chain) and merges the deltas itself into a per-hash state (`TorrentTracker`).
+
+Completion is decided per hash from ``progress``/``amount_left``, never from the state string (it lags and
+rechecks flip it). The set of hashes seen incomplete is stored, so a download that finishes while Home
+Assistant is stopped is announced once after the restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from enum import StrEnum
+from functools import partial
+import heapq
+from typing import TYPE_CHECKING, Any, Final
+
+from homeassistant.core import CALLBACK_TYPE, Event, HassJob, HomeAssistant, callback
+from homeassistant.exceptions import ConfigEntryAuthFailed
+from homeassistant.helpers.event import async_call_later
+from homeassistant.helpers.storage import Store
+from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
+
+from .clients.errors import AgentMediaClientError, InvalidAuthError
+from .const import (
+    CONF_SCAN_INTERVAL,
+    DEFAULT_SCAN_INTERVAL,
+    DOMAIN,
+    DOWNLOAD_ENTITY_GRACE,
+    EVENT_DOWNLOAD_ADDED,
+    EVENT_DOWNLOAD_COMPLETED,
+    IDLE_SCAN_INTERVAL,
+    LOGGER,
+    MAX_DOWNLOAD_ENTITIES,
+    storage_key,
+)
+
+if TYPE_CHECKING:
+    from .clients.qbittorrent import QBittorrentClient
+    from .data import AgentMediaConfigEntry
+    from .memory import AgentMediaMemory
+
+DOWNLOADS_STORE_VERSION: Final = 1
+DOWNLOADS_STORE_SAVE_DELAY: Final = 2.0  # seconds; short, a lost write could announce a completion twice
+BACKGROUND_EVENT_COMPLETED: Final = "download_completed"
+
+# Only these torrent fields are kept: less memory and less merging for libraries of thousands of torrents.
+# Deltas carry changed fields only, so filtering them keeps the kept fields exact.
+TRACKED_FIELDS: Final = frozenset(
+    {
+        "added_on",
+        "amount_left",
+        "category",
+        "content_path",
+        "dlspeed",
+        "eta",
+        "name",
+        "progress",
+        "save_path",
+        "size",
+        "state",
+        "total_size",
+    }
+)
+PAUSED_STATES: Final = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedUP"})  # 4.x and 5.x names
+ERROR_STATES: Final = frozenset({"error", "missingFiles"})
+CHECKING_STATES: Final = frozenset({"checkingDL", "checkingUP", "checkingResumeData"})
+ETA_INFINITE: Final = 8_640_000  # qBittorrent's "no estimate"
+# Media fields of an agent-recorded download that go into the completion event (DESIGN.md).
+COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type")
+
+
+class DownloadState(StrEnum):
+    """State of one download, as shown by its enum sensor (qBittorrent's 19 states, grouped)."""
+
+    DOWNLOADING = "downloading"
+    METADATA = "metadata"
+    STALLED = "stalled"
+    QUEUED = "queued"
+    CHECKING = "checking"
+    PAUSED = "paused"
+    MOVING = "moving"
+    ERROR = "error"
+    COMPLETED = "completed"
+
+
+_INCOMPLETE_STATES: Final = {
+    "metaDL": DownloadState.METADATA,
+    "forcedMetaDL": DownloadState.METADATA,
+    "stalledDL": DownloadState.STALLED,
+    "queuedDL": DownloadState.QUEUED,
+}
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def is_complete(torrent: Mapping[str, Any]) -> bool:
+    """Return True when every wanted byte is there (a magnet still fetching metadata has size 0)."""
+    if _number(torrent.get("size")) <= 0:
+        return False
+    amount_left = torrent.get("amount_left")
+    return _number(torrent.get("progress")) >= 1 or (amount_left is not None and _number(amount_left) == 0)
+
+
+def download_state(torrent: Mapping[str, Any], *, complete: bool) -> DownloadState:
+    """Map qBittorrent's state string (4.x or 5.x) to a `DownloadState`."""
+    state = torrent.get("state")
+    if state in ERROR_STATES:
+        return DownloadState.ERROR
+    if state in CHECKING_STATES:
+        return DownloadState.CHECKING
+    if state == "moving":
+        return DownloadState.MOVING
+    if complete:
+        return DownloadState.COMPLETED
+    if state in PAUSED_STATES:
+        return DownloadState.PAUSED
+    return _INCOMPLETE_STATES.get(str(state), DownloadState.DOWNLOADING)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DownloadView:
+    """What the entities of one download show."""
+
+    info_hash: str
+    name: str
+    state: DownloadState
+    progress: float  # percent
+    eta: int | None  # seconds; None when qBittorrent has no estimate
+    size: int | None  # bytes of the wanted files; None until a magnet's metadata arrives
+    download_speed: int  # bytes per second
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DownloadsData:
+    """What the entities show after each poll (comparable, so an unchanged poll writes no state)."""
+
+    download_speed: int  # bytes per second, all torrents
+    upload_speed: int
+    torrents: int
+    active_downloads: int  # incomplete, neither paused nor errored (includes stalled and queued)
+    queued_downloads: int
+    stalled_downloads: int
+    downloads: Mapping[str, DownloadView] = field(default_factory=dict)  # those with their own entities
+
+
+def _toggle(members: set[str], info_hash: str, present: bool) -> None:
+    if present:
+        members.add(info_hash)
+    else:
+        members.discard(info_hash)
+
+
+class TorrentTracker:
+    """qBittorrent's torrent list kept current from ``sync/maindata`` answers, and completion per hash.
+
+    Pure Python (no Home Assistant), so the benchmark measures exactly what the coordinator does per poll.
+    A hash is *complete*, *incomplete* or undecided; completion is reported on incomplete → complete only,
+    or for a hash first seen complete that the caller says it was waiting for.
+    """
+
+    def __init__(self, incomplete: Iterable[str] = ()) -> None:
+        """Start empty; `incomplete` are hashes known incomplete before a restart."""
+        self.rid = 0
+        self.torrents: dict[str, dict[str, Any]] = {}
+        self.server_state: dict[str, Any] = {}
+        self.complete: set[str] = set()
+        self.incomplete: set[str] = set(incomplete)
+        self.incomplete_changed = False
+        self.active: set[str] = set()
+        self.queued: set[str] = set()
+        self.stalled: set[str] = set()
+
+    def apply(self, maindata: Mapping[str, Any], *, expected: Collection[str] = ()) -> list[str]:
+        """Merge one ``sync/maindata`` answer; return the hashes that completed with it.
+
+        Raises ValueError when the answer does not have the documented shape.
+        """
+        changes = maindata.get("torrents") or {}
+        removed = maindata.get("torrents_removed") or []
+        server_state = maindata.get("server_state") or {}
+        if (
+            not isinstance(changes, dict)
+            or not isinstance(removed, list)
+            or not isinstance(server_state, dict)
+            or not all(isinstance(delta, dict) for delta in changes.values())
+        ):
+            raise ValueError("unexpected sync/maindata shape")  # checked before anything changes
+        snapshot = bool(maindata.get("full_update"))
+        if snapshot:
+            gone: Iterable[str] = self.torrents.keys() - changes.keys()
+            self.server_state = {}
+        else:
+            gone = removed
+        for info_hash in list(gone):
+            self._forget(info_hash)
+        self.server_state.update(server_state)
+
+        completed: list[str] = []
+        for info_hash, delta in changes.items():
+            fields = {key: value for key, value in delta.items() if key in TRACKED_FIELDS}
+            if snapshot or info_hash not in self.torrents:
+                torrent = self.torrents[info_hash] = fields
+            else:
+                torrent = self.torrents[info_hash]
+                torrent.update(fields)
+            if self._observe(info_hash, torrent, settled=not snapshot, expected=expected):
+                completed.append(info_hash)
+        if snapshot and not self.incomplete <= self.torrents.keys():
+            # Incomplete hashes remembered from before a restart that qBittorrent no longer has.
+            self.incomplete &= self.torrents.keys()
+            self.incomplete_changed = True
+        self.rid = int(maindata.get("rid", 0))
+        return completed
+
+    def _observe(
+        self, info_hash: str, torrent: Mapping[str, Any], *, settled: bool, expected: Collection[str]
+    ) -> bool:
+        """Update what is known of one torrent; True when it has just completed."""
+        complete = is_complete(torrent)
+        state = torrent.get("state")
+        completed = False
+        if complete and info_hash not in self.complete:
+            was_incomplete = info_hash in self.incomplete
+            self.incomplete.discard(info_hash)
+            self.incomplete_changed |= was_incomplete
+            self.complete.add(info_hash)
+            completed = was_incomplete or info_hash in expected
+        elif not complete and info_hash not in self.incomplete:
+            if info_hash in self.complete:
+                # A recheck or a move briefly lowers progress; only a real loss of data makes it incomplete.
+                becomes_incomplete = state not in CHECKING_STATES and state != "moving"
+            else:
+                # Seen for the first time. In a snapshot a checking torrent may be an old, complete one whose
+                # resume data is being read (qBittorrent just started): decide once the check is over.
+                becomes_incomplete = settled or state not in CHECKING_STATES
+            if becomes_incomplete:
+                self.complete.discard(info_hash)
+                self.incomplete.add(info_hash)
+                self.incomplete_changed = True
+
+        in_progress = (
+            info_hash not in self.complete and state not in PAUSED_STATES and state not in ERROR_STATES
+        )
+        _toggle(self.active, info_hash, in_progress)
+        _toggle(self.queued, info_hash, in_progress and state == "queuedDL")
+        _toggle(self.stalled, info_hash, in_progress and state == "stalledDL")
+        return completed
+
+    def _forget(self, info_hash: str) -> None:
+        self.torrents.pop(info_hash, None)
+        self.complete.discard(info_hash)
+        if info_hash in self.incomplete:
+            self.incomplete.discard(info_hash)
+            self.incomplete_changed = True
+        self.active.discard(info_hash)
+        self.queued.discard(info_hash)
+        self.stalled.discard(info_hash)
+
+    def download_candidates(self, agent_hashes: Collection[str], limit: int) -> set[str]:
+        """Return the downloads that deserve entities: the agent's unfinished ones, then the newest active."""
+        agents = {h for h in agent_hashes if h in self.torrents and h not in self.complete}
+        others = self.active - agents
+
+        def newest(candidates: set[str], count: int) -> set[str]:
+            if len(candidates) <= count:
+                return candidates
+            return set(heapq.nlargest(max(count, 0), candidates, key=self._added_on))
+
+        agents = newest(agents, limit)
+        return agents | newest(others, limit - len(agents))
+
+    def _added_on(self, info_hash: str) -> float:
+        return _number(self.torrents[info_hash].get("added_on"))
+
+    def view(self, info_hash: str) -> DownloadView:
+        """Return what the entities of one download show."""
+        torrent = self.torrents[info_hash]
+        complete = info_hash in self.complete
+        eta = torrent.get("eta")
+        size = int(_number(torrent.get("size")))
+        return DownloadView(
+            info_hash=info_hash,
+            name=str(torrent.get("name") or info_hash),
+            state=download_state(torrent, complete=complete),
+            progress=100.0 if complete else round(_number(torrent.get("progress")) * 100, 2),
+            eta=0 if complete else (int(eta) if isinstance(eta, int) and 0 <= eta < ETA_INFINITE else None),
+            size=size if size > 0 else None,
+            download_speed=int(_number(torrent.get("dlspeed"))),
+        )
+
+    def data(self, downloads: Iterable[str]) -> DownloadsData:
+        """Return the aggregate figures and the views of `downloads` (hashes qBittorrent has)."""
+        return DownloadsData(
+            download_speed=int(_number(self.server_state.get("dl_info_speed"))),
+            upload_speed=int(_number(self.server_state.get("up_info_speed"))),
+            torrents=len(self.torrents),
+            active_downloads=len(self.active),
+            queued_downloads=len(self.queued),
+            stalled_downloads=len(self.stalled),
+            downloads={h: self.view(h) for h in sorted(downloads) if h in self.torrents},
+        )
+
+
+def completion_payload(
+    entry_id: str, info_hash: str, torrent: Mapping[str, Any], agent_record: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Return the JSON-safe data of ``agent_media_download_completed`` (DESIGN.md)."""
+    agent_record = agent_record or {}
+    payload: dict[str, Any] = {
+        "entry_id": entry_id,
+        "hash": info_hash,
+        "name": str(torrent.get("name") or agent_record.get("name") or info_hash),
+        "save_path": str(torrent.get("save_path") or agent_record.get("save_path") or ""),
+        "content_path": str(torrent.get("content_path") or ""),
+        "size": int(_number(torrent.get("size"))),
+        "category": str(torrent.get("category") or ""),
+    }
+    media = agent_record.get("media")
+    if isinstance(media, Mapping):
+        payload.update({key: media[key] for key in COMPLETION_MEDIA_KEYS if media.get(key) is not None})
+    return payload
+
+
+def downloads_store(hass: HomeAssistant, entry_id: str) -> Store[dict[str, Any]]:
+    """Return the Store of the coordinator's own state (the hashes seen incomplete)."""
+    return Store(hass, DOWNLOADS_STORE_VERSION, f"{storage_key(entry_id)}.downloads")
+
+
+async def async_remove_downloads_store(hass: HomeAssistant, entry_id: str) -> None:
+    """Delete the coordinator's Store (the entry is being removed)."""
+    await downloads_store(hass, entry_id).async_remove()
+
+
+@callback
+def _keep_polling() -> None:
+    """Keep the coordinator polling with every entity disabled: completion events still matter."""
+
+
+class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
+    """Polls qBittorrent incrementally, feeds the download entities and fires completion events."""
+
+    config_entry: AgentMediaConfigEntry
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        entry: AgentMediaConfigEntry,
+        client: QBittorrentClient,
+        memory: AgentMediaMemory,
+    ) -> None:
+        """Set up the coordinator; `client` must be used by nobody else (its sync rid)."""
+        scan_interval = float(entry.options.get(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL))
+        self._busy_interval = timedelta(seconds=min(max(scan_interval, 1.0), IDLE_SCAN_INTERVAL))
+        self._idle_interval = timedelta(seconds=IDLE_SCAN_INTERVAL)
+        super().__init__(
+            hass,
+            LOGGER,
+            config_entry=entry,
+            name=f"{DOMAIN} downloads",
+            update_interval=self._idle_interval,
+            always_update=False,
+        )
+        self.client = client
+        self._memory = memory
+        self._store = downloads_store(hass, entry.entry_id)
+        self._save_pending = False
+        self._tracker = TorrentTracker()
+        self._agent_hashes: set[str] = set()
+        self._shown: set[str] = set()  # downloads with entities
+        self._lingering: dict[str, CALLBACK_TYPE] = {}  # shown downloads waiting out the grace period
+        # Events found by the first refresh wait until the entities listen (setup forwards the platforms
+        # after the first refresh); None once they go straight to the bus.
+        self._deferred_events: list[tuple[str, dict[str, Any]]] | None = []
+        self._unsubscribe: list[CALLBACK_TYPE] = []
+
+    async def _async_setup(self) -> None:
+        """Read what is known from before a restart and listen for downloads the agent adds."""
+        stored = await self._store.async_load()
+        incomplete = stored.get("incomplete") if isinstance(stored, dict) else None
+        if isinstance(incomplete, list):
+            self._tracker = TorrentTracker(h for h in incomplete if isinstance(h, str))
+        self._unsubscribe.append(
+            self.hass.bus.async_listen(
+                EVENT_DOWNLOAD_ADDED, self._async_download_added, event_filter=self._is_this_entry
+            )
+        )
+        self._unsubscribe.append(self.async_add_listener(_keep_polling))
+
+    @callback
+    def _is_this_entry(self, event_data: Mapping[str, Any]) -> bool:
+        return bool(event_data.get("entry_id") == self.config_entry.entry_id)
+
+    async def _async_update_data(self) -> DownloadsData:
+        """Fetch the changes since the last poll and merge them."""
+        if self.data is not None:
+            self.release_deferred_events()
+        try:
+            maindata = await self.client.async_sync_maindata(self._tracker.rid)
+        except InvalidAuthError as err:
+            self._tracker.rid = 0
+            raise ConfigEntryAuthFailed(
+                translation_domain=DOMAIN,
+                translation_key="downloads_auth_failed",
+                translation_placeholders={"detail": err.detail},
+            ) from err
+        except AgentMediaClientError as err:
+            self._tracker.rid = 0
+            raise UpdateFailed(
+                translation_domain=DOMAIN,
+                translation_key="downloads_update_failed",
+                translation_placeholders={"detail": err.detail},
+            ) from err
+
+        self._agent_hashes = set(self._memory.active_downloads())
+        try:
+            completed = self._tracker.apply(maindata, expected=self._agent_hashes)
+        except ValueError as err:
+            self._tracker.rid = 0  # start again from a full snapshot
+            raise UpdateFailed(
+                translation_domain=DOMAIN,
+                translation_key="downloads_update_failed",
+                translation_placeholders={"detail": str(err)},
+            ) from err
+        for info_hash in completed:
+            self._async_completed(info_hash)
+        if self._tracker.incomplete_changed:
+            self._tracker.incomplete_changed = False
+            self._save_pending = True
+            self._store.async_delay_save(self._data_to_save, DOWNLOADS_STORE_SAVE_DELAY)
+
+        self.update_interval = self._busy_interval if self._tracker.active else self._idle_interval
+        return self._build_data()
+
+    @callback
+    def _async_completed(self, info_hash: str) -> None:
+        """Announce a finished download: bus event, event entity, and the agent's background events."""
+        agent_record = self._memory.pop_active_download(info_hash)
+        self._agent_hashes.discard(info_hash)
+        payload = completion_payload(
+            self.config_entry.entry_id, info_hash, self._tracker.torrents[info_hash], agent_record
+        )
+        LOGGER.debug("Download %s (%s) completed", payload["name"], info_hash)
+        self._memory.add_background_event(BACKGROUND_EVENT_COMPLETED, payload)
+        if self._deferred_events is None:
+            self.hass.bus.async_fire(EVENT_DOWNLOAD_COMPLETED, payload)
+        else:
+            self._deferred_events.append((EVENT_DOWNLOAD_COMPLETED, payload))
+
+    @callback
+    def release_deferred_events(self) -> None:
+        """Fire what the first refresh found, once something listens (the event entity, or the next poll)."""
+        deferred, self._deferred_events = self._deferred_events, None
+        for event_type, payload in deferred or ():
+            self.hass.bus.async_fire(event_type, payload)
+
+    async def _async_download_added(self, event: Event[Mapping[str, Any]]) -> None:
+        """Poll at once for a download the agent added; announce it if qBittorrent already finished it."""
+        info_hash = str(event.data.get("hash", "")).lower()
+        if info_hash in self._tracker.complete and info_hash in self._memory.active_downloads():
+            # Seen complete before it was recorded (a torrent of existing data completes on arrival).
+            self._async_completed(info_hash)
+        await self.async_request_refresh()
+
+    def _build_data(self) -> DownloadsData:
+        """Decide which downloads have entities, with a grace period before finished ones go away."""
+        wanted = self._tracker.download_candidates(self._agent_hashes, MAX_DOWNLOAD_ENTITIES)
+        for info_hash in self._shown - wanted:
+            if info_hash not in self._tracker.torrents:
+                self._stop_lingering(info_hash)  # removed from qBittorrent: no reason to wait
+            elif info_hash not in self._lingering:
+                self._lingering[info_hash] = async_call_later(
+                    self.hass,
+                    DOWNLOAD_ENTITY_GRACE,
+                    HassJob(
+                        partial(self._async_grace_over, info_hash),
+                        f"{DOMAIN} download grace period",
+                        cancel_on_shutdown=True,
+                    ),
+                )
+        for info_hash in wanted & self._lingering.keys():
+            self._stop_lingering(info_hash)
+        self._shown = wanted | (self._lingering.keys() & self._tracker.torrents.keys())
+        return self._tracker.data(self._shown)
+
+    def _stop_lingering(self, info_hash: str) -> None:
+        if (cancel := self._lingering.pop(info_hash, None)) is not None:
+            cancel()
+
+    @callback
+    def _async_grace_over(self, info_hash: str, _now: datetime) -> None:
+        """Drop a finished download's entities once its grace period is over."""
+        self._lingering.pop(info_hash, None)
+        self._shown.discard(info_hash)
+        if self.data is not None:
+            self.data = self._tracker.data(self._shown)
+            self.async_update_listeners()
+
+    @callback
+    def _data_to_save(self) -> dict[str, Any]:
+        self._save_pending = False
+        return {"incomplete": sorted(self._tracker.incomplete)}
+
+    async def async_shutdown(self) -> None:
+        """Stop polling and timers, fire what is still deferred, and write the state now (for a reload)."""
+        await super().async_shutdown()
+        while self._unsubscribe:
+            self._unsubscribe.pop()()
+        for info_hash in list(self._lingering):
+            self._stop_lingering(info_hash)
+        self.release_deferred_events()
+        if self._save_pending:
+            await self._store.async_save(self._data_to_save())

@@ -1,0 +1,87 @@
+"""Base entities: one service device per entry, and one child device per download that has entities."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
+from homeassistant.helpers.update_coordinator import CoordinatorEntity
+
+from .const import DOMAIN
+from .coordinator import DownloadsCoordinator, DownloadView
+
+if TYPE_CHECKING:
+    from .data import AgentMediaConfigEntry
+
+
+def service_device_info(entry: AgentMediaConfigEntry) -> DeviceInfo:
+    """Return the entry's service device (shared by every entity of the entry)."""
+    return DeviceInfo(
+        identifiers={(DOMAIN, entry.entry_id)},
+        entry_type=DeviceEntryType.SERVICE,
+        name=entry.title,
+        manufacturer="Agent Media",
+    )
+
+
+def download_device_id(entry_id: str, info_hash: str) -> str:
+    """Return the device identifier of one download."""
+    return f"{entry_id}_{info_hash}"
+
+
+@callback
+def async_remove_download_devices(hass: HomeAssistant, entry: AgentMediaConfigEntry, keep: set[str]) -> None:
+    """Remove the devices (so the entities) of downloads not in `keep`, including those left by a restart."""
+    registry = dr.async_get(hass)
+    prefix = f"{entry.entry_id}_"
+    for device in dr.async_entries_for_config_entry(registry, entry.entry_id):
+        for domain, identifier in device.identifiers:
+            if domain == DOMAIN and identifier.startswith(prefix) and identifier[len(prefix) :] not in keep:
+                registry.async_update_device(device.id, remove_config_entry_id=entry.entry_id)
+                break
+
+
+class AgentMediaEntity(CoordinatorEntity[DownloadsCoordinator]):
+    """An entity of the entry's service device."""
+
+    _attr_has_entity_name = True
+
+    def __init__(self, coordinator: DownloadsCoordinator, key: str) -> None:
+        """Attach the entity to the service device."""
+        super().__init__(coordinator)
+        entry = coordinator.config_entry
+        self._attr_unique_id = f"{entry.entry_id}_{key}"
+        self._attr_device_info = service_device_info(entry)
+
+
+class DownloadEntity(CoordinatorEntity[DownloadsCoordinator]):
+    """An entity of one download's device, alive while the coordinator shows that download."""
+
+    _attr_has_entity_name = True
+
+    def __init__(self, coordinator: DownloadsCoordinator, download: DownloadView, key: str) -> None:
+        """Attach the entity to the download's device, itself attached to the service device."""
+        super().__init__(coordinator)
+        entry = coordinator.config_entry
+        self.info_hash = download.info_hash
+        self._attr_unique_id = f"{entry.entry_id}_{download.info_hash}_{key}"
+        self._attr_device_info = DeviceInfo(
+            identifiers={(DOMAIN, download_device_id(entry.entry_id, download.info_hash))},
+            entry_type=DeviceEntryType.SERVICE,
+            name=download.name,
+            manufacturer="qBittorrent",
+            via_device=(DOMAIN, entry.entry_id),
+            configuration_url=coordinator.client.url,
+        )
+
+    @property
+    def download(self) -> DownloadView | None:
+        """Return the download's current view, None once the coordinator no longer shows it."""
+        return self.coordinator.data.downloads.get(self.info_hash)
+
+    @property
+    def available(self) -> bool:
+        """Available while qBittorrent answers and the download is shown."""
+        return super().available and self.info_hash in self.coordinator.data.downloads

@@ -1,0 +1,217 @@
+"""Download sensors: aggregate figures on the service device, and a few sensors per download in progress."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from homeassistant.components.sensor import (
+    SensorDeviceClass,
+    SensorEntity,
+    SensorEntityDescription,
+    SensorStateClass,
+)
+from homeassistant.const import PERCENTAGE, UnitOfDataRate, UnitOfInformation, UnitOfTime
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import device_registry as dr
+
+from .const import DOMAIN
+from .coordinator import DownloadsCoordinator, DownloadsData, DownloadState, DownloadView
+from .entity import AgentMediaEntity, DownloadEntity, async_remove_download_devices, download_device_id
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+    from homeassistant.helpers.typing import StateType
+
+    from .data import AgentMediaConfigEntry
+
+PARALLEL_UPDATES = 0
+
+
+@dataclass(frozen=True, kw_only=True)
+class DownloadsSensorEntityDescription(SensorEntityDescription):
+    """An aggregate sensor, computed from the coordinator's data."""
+
+    value_fn: Callable[[DownloadsData], StateType]
+
+
+@dataclass(frozen=True, kw_only=True)
+class DownloadSensorEntityDescription(SensorEntityDescription):
+    """A sensor of one download."""
+
+    value_fn: Callable[[DownloadView], StateType]
+
+
+AGGREGATE_SENSORS: tuple[DownloadsSensorEntityDescription, ...] = (
+    DownloadsSensorEntityDescription(
+        key="active_downloads",
+        translation_key="active_downloads",
+        state_class=SensorStateClass.MEASUREMENT,
+        value_fn=lambda data: data.active_downloads,
+    ),
+    DownloadsSensorEntityDescription(
+        key="queued_downloads",
+        translation_key="queued_downloads",
+        state_class=SensorStateClass.MEASUREMENT,
+        value_fn=lambda data: data.queued_downloads,
+    ),
+    DownloadsSensorEntityDescription(
+        key="stalled_downloads",
+        translation_key="stalled_downloads",
+        state_class=SensorStateClass.MEASUREMENT,
+        value_fn=lambda data: data.stalled_downloads,
+    ),
+    DownloadsSensorEntityDescription(
+        key="download_speed",
+        translation_key="download_speed",
+        device_class=SensorDeviceClass.DATA_RATE,
+        state_class=SensorStateClass.MEASUREMENT,
+        native_unit_of_measurement=UnitOfDataRate.BYTES_PER_SECOND,
+        suggested_unit_of_measurement=UnitOfDataRate.MEGABYTES_PER_SECOND,
+        suggested_display_precision=2,
+        value_fn=lambda data: data.download_speed,
+    ),
+    DownloadsSensorEntityDescription(
+        key="upload_speed",
+        translation_key="upload_speed",
+        device_class=SensorDeviceClass.DATA_RATE,
+        state_class=SensorStateClass.MEASUREMENT,
+        native_unit_of_measurement=UnitOfDataRate.BYTES_PER_SECOND,
+        suggested_unit_of_measurement=UnitOfDataRate.MEGABYTES_PER_SECOND,
+        suggested_display_precision=2,
+        value_fn=lambda data: data.upload_speed,
+    ),
+)
+
+# No state class on purpose: these entities come and go, long-term statistics would be left orphaned.
+DOWNLOAD_SENSORS: tuple[DownloadSensorEntityDescription, ...] = (
+    DownloadSensorEntityDescription(
+        key="progress",
+        translation_key="download_progress",
+        native_unit_of_measurement=PERCENTAGE,
+        suggested_display_precision=1,
+        value_fn=lambda download: download.progress,
+    ),
+    DownloadSensorEntityDescription(
+        key="state",
+        translation_key="download_state",
+        device_class=SensorDeviceClass.ENUM,
+        options=[state.value for state in DownloadState],
+        value_fn=lambda download: download.state.value,
+    ),
+    DownloadSensorEntityDescription(
+        key="eta",
+        translation_key="download_eta",
+        device_class=SensorDeviceClass.DURATION,
+        native_unit_of_measurement=UnitOfTime.SECONDS,
+        suggested_unit_of_measurement=UnitOfTime.MINUTES,
+        suggested_display_precision=0,
+        value_fn=lambda download: download.eta,
+    ),
+    DownloadSensorEntityDescription(
+        key="size",
+        translation_key="download_size",
+        device_class=SensorDeviceClass.DATA_SIZE,
+        native_unit_of_measurement=UnitOfInformation.BYTES,
+        suggested_unit_of_measurement=UnitOfInformation.GIGABYTES,
+        suggested_display_precision=2,
+        value_fn=lambda download: download.size,
+    ),
+)
+
+
+async def async_setup_entry(
+    hass: HomeAssistant,
+    entry: AgentMediaConfigEntry,
+    async_add_entities: AddConfigEntryEntitiesCallback,
+) -> None:
+    """Add the aggregate sensors, then follow downloads as they come and go."""
+    coordinator = entry.runtime_data.downloads
+    async_add_entities(DownloadsSensor(coordinator, description) for description in AGGREGATE_SENSORS)
+
+    shown: dict[str, str] = {}  # hash → device name, of downloads that have entities
+
+    @callback
+    def async_sync_download_entities() -> None:
+        downloads = coordinator.data.downloads
+        new = [download for info_hash, download in downloads.items() if info_hash not in shown]
+        gone = shown.keys() - downloads.keys()
+        if gone:
+            for info_hash in gone:
+                del shown[info_hash]
+            async_remove_download_devices(hass, entry, keep=set(downloads))
+        _async_rename_devices(hass, entry, shown, downloads)
+        if new:
+            shown.update((download.info_hash, download.name) for download in new)
+            async_add_entities(
+                DownloadSensor(coordinator, download, description)
+                for download in new
+                for description in DOWNLOAD_SENSORS
+            )
+
+    async_remove_download_devices(hass, entry, keep=set(coordinator.data.downloads))  # left by a restart
+    async_sync_download_entities()
+    entry.async_on_unload(coordinator.async_add_listener(async_sync_download_entities))
+
+
+@callback
+def _async_rename_devices(
+    hass: HomeAssistant,
+    entry: AgentMediaConfigEntry,
+    shown: dict[str, str],
+    downloads: Mapping[str, DownloadView],
+) -> None:
+    """Follow a download's name (a magnet's name changes once its metadata arrives)."""
+    registry = dr.async_get(hass)
+    for info_hash, name in list(shown.items()):
+        download = downloads.get(info_hash)
+        if download is None or download.name == name:
+            continue
+        shown[info_hash] = download.name
+        device = registry.async_get_device(
+            identifiers={(DOMAIN, download_device_id(entry.entry_id, info_hash))}
+        )
+        if device is not None:
+            registry.async_update_device(device.id, name=download.name)
+
+
+class DownloadsSensor(AgentMediaEntity, SensorEntity):
+    """An aggregate figure of the downloads."""
+
+    entity_description: DownloadsSensorEntityDescription
+
+    def __init__(
+        self, coordinator: DownloadsCoordinator, description: DownloadsSensorEntityDescription
+    ) -> None:
+        """Set up the sensor from its description."""
+        super().__init__(coordinator, description.key)
+        self.entity_description = description
+
+    @property
+    def native_value(self) -> StateType:
+        """Return the figure."""
+        return self.entity_description.value_fn(self.coordinator.data)
+
+
+class DownloadSensor(DownloadEntity, SensorEntity):
+    """A figure of one download."""
+
+    entity_description: DownloadSensorEntityDescription
+
+    def __init__(
+        self,
+        coordinator: DownloadsCoordinator,
+        download: DownloadView,
+        description: DownloadSensorEntityDescription,
+    ) -> None:
+        """Set up the sensor of one download from its description."""
+        super().__init__(coordinator, download, description.key)
+        self.entity_description = description
+
+    @property
+    def native_value(self) -> StateType:
+        """Return the figure, None once the download is gone."""
+        download = self.download
+        return None if download is None else self.entity_description.value_fn(download)
