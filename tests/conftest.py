@@ -25,6 +25,7 @@ from custom_components.agent_media.const import (
     DOMAIN,
 )
 from homeassistant.config_entries import ConfigEntryState
+from homeassistant.setup import async_setup_component
 
 from .rig.knaben_server import KnabenServer
 from .rig.llm_server import ScriptedLLMServer
@@ -111,8 +112,14 @@ def entry_options(knaben_server: KnabenServer, tmdb_server: TMDBServer) -> dict[
 
 
 @pytest.fixture
+async def core_setup(hass: HomeAssistant) -> None:
+    """Set up Home Assistant's core integration, which the conversation component needs (exposed entities)."""
+    assert await async_setup_component(hass, "homeassistant", {})
+
+
+@pytest.fixture
 def config_entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
+    hass: HomeAssistant, core_setup: None, entry_data: dict[str, Any], entry_options: dict[str, Any]
 ) -> MockConfigEntry:
     """An Agent Media entry on the rig, added to hass but not set up."""
     entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=entry_options)

@@ -1,20 +1,435 @@
-"""QBittorrentClient against a real qbittorrent-nox on loopback."""
+"""QBittorrentClient against a real qbittorrent-nox on loopback (4.5.2 on the host, 5.x in the sid root)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import asyncio
+import base64
+import socket
+import time
+from typing import TYPE_CHECKING, Any
 
-from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
+import pytest
+
+from custom_components.agent_media.clients.errors import (
+    BannedError,
+    CannotConnectError,
+    InvalidAuthError,
+    RequestRejectedError,
+)
+from custom_components.agent_media.clients.qbittorrent import (
+    AddedTorrent,
+    QBittorrentClient,
+    info_hash_from_magnet,
+    normalize_url,
+    torrent_file_identity,
+)
+
+from .rig.knaben_server import synthetic_hash
+from .rig.torrents import bencode, make_local_torrent
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncIterator, Awaitable, Callable
+    from pathlib import Path
+
     from homeassistant.core import HomeAssistant
 
     from .rig.qbittorrent import QBittorrentInstance
 
+WAIT_LIMIT = 20.0  # generous bound for qBittorrent to reach a state; never asserted as a timing
 
-async def test_login_returns_version(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> None:
-    client = QBittorrentClient(qbittorrent.url, qbittorrent.username, qbittorrent.password)
-    version = await client.async_login()
+
+async def wait_until[T](fetch: Callable[[], Awaitable[T]], accept: Callable[[T], bool], *, what: str) -> T:
+    """Poll ``fetch`` until ``accept`` holds; fail with the last value after WAIT_LIMIT."""
+    deadline = time.monotonic() + WAIT_LIMIT
+    while True:
+        value = await fetch()
+        if accept(value):
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up waiting for {what}; last value: {value!r}")
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+async def client(qbittorrent: QBittorrentInstance) -> AsyncIterator[QBittorrentClient]:
+    """A logged-in client of the test's qBittorrent, closed afterwards."""
+    qbt = QBittorrentClient(qbittorrent.url, qbittorrent.username, qbittorrent.password)
+    await qbt.async_login()
+    yield qbt
+    await qbt.async_close()
+
+
+async def torrent_info(client: QBittorrentClient, info_hash: str) -> dict[str, Any] | None:
+    found = await client.async_torrents([info_hash])
+    return found[0] if found else None
+
+
+def is_stopped(state: str) -> bool:
+    """pausedDL/pausedUP on 4.x, stoppedDL/stoppedUP on 5.x."""
+    return state.startswith(("paused", "stopped"))
+
+
+# --- login and connection errors ------------------------------------------------------------------
+
+
+async def test_login_returns_the_version(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> None:
+    qbt = QBittorrentClient(qbittorrent.url, qbittorrent.username, qbittorrent.password)
+    version = await qbt.async_login()
     assert version.startswith("v")
-    assert tuple(int(p) for p in version[1:].split(".")[:2]) == qbittorrent.version[:2]
-    await client.async_close()
+    assert tuple(int(part) for part in version[1:].split(".")[:3]) == qbittorrent.version
+    await qbt.async_close()
+
+
+async def test_wrong_password_is_invalid_auth(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> None:
+    qbt = QBittorrentClient(qbittorrent.url, qbittorrent.username, "not-the-password")
+    with pytest.raises(InvalidAuthError) as caught:
+        await qbt.async_login()
+    assert not isinstance(caught.value, BannedError)
+    assert caught.value.service == "qbittorrent"
+    assert "not-the-password" not in str(caught.value)
+    await qbt.async_close()
+
+
+async def test_calls_without_valid_login_are_invalid_auth(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance
+) -> None:
+    qbt = QBittorrentClient(qbittorrent.url, "someone-else", qbittorrent.password)
+    with pytest.raises(InvalidAuthError):
+        await qbt.async_torrents()
+
+
+async def test_banned_after_failed_logins(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> None:
+    # This instance bans after one failure; the right password is then refused as well.
+    await qbittorrent.stop()
+    config = qbittorrent.profile_dir / "qBittorrent" / "config" / "qBittorrent.conf"
+    text = config.read_text()
+    text = text.replace("MaxAuthenticationFailCount=1000", "MaxAuthenticationFailCount=1")
+    text = text.replace("BanDuration=1\n", "BanDuration=3600\n")
+    config.write_text(text)
+    await qbittorrent.start()
+
+    with pytest.raises(InvalidAuthError):
+        await QBittorrentClient(qbittorrent.url, qbittorrent.username, "wrong").async_login()
+    with pytest.raises(BannedError):
+        await QBittorrentClient(qbittorrent.url, qbittorrent.username, qbittorrent.password).async_login()
+
+
+async def test_nothing_listening_is_cannot_connect(hass: HomeAssistant, socket_enabled: None) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed again before the client connects
+    qbt = QBittorrentClient(f"http://127.0.0.1:{port}", "agent", "secret", timeout=2)
+    with pytest.raises(CannotConnectError) as caught:
+        await qbt.async_login()
+    assert caught.value.service == "qbittorrent"
+
+
+async def test_silent_server_is_cannot_connect(hass: HomeAssistant, socket_enabled: None) -> None:
+    # Accepts TCP connections (the kernel's backlog) but never answers a byte.
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        qbt = QBittorrentClient(f"http://127.0.0.1:{silent.getsockname()[1]}", "agent", "secret", timeout=0.5)
+        with pytest.raises(CannotConnectError) as caught:
+            await qbt.async_login()
+        assert caught.value.detail == "timed out"
+        # The stuck call does not block the next one: that one times out on its own too.
+        with pytest.raises(CannotConnectError):
+            await qbt.async_torrents()
+
+
+async def test_http_server_that_is_not_qbittorrent(hass: HomeAssistant, tmdb_server: Any) -> None:
+    # Any other web server: /api/v2/auth/login is a 404 there.
+    qbt = QBittorrentClient(tmdb_server.root_url, "agent", "secret")
+    with pytest.raises(CannotConnectError):
+        await qbt.async_login()
+
+
+@pytest.mark.parametrize(
+    ("given", "expected"),
+    [
+        ("127.0.0.1:8080", "http://127.0.0.1:8080"),
+        ("  http://127.0.0.1:8080/ ", "http://127.0.0.1:8080"),
+        ("https://nas.local/qbittorrent/", "https://nas.local/qbittorrent"),
+        ("localhost:8080/qbt", "http://localhost:8080/qbt"),
+    ],
+)
+def test_normalize_url(given: str, expected: str) -> None:
+    assert normalize_url(given) == expected
+
+
+async def test_url_without_scheme_works(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> None:
+    qbt = QBittorrentClient(f"127.0.0.1:{qbittorrent.port}/", qbittorrent.username, qbittorrent.password)
+    assert qbt.url == qbittorrent.url
+    assert (await qbt.async_login()).startswith("v")
+    assert await qbt.async_torrents() == []
+    await qbt.async_close()
+
+
+async def test_survives_a_qbittorrent_restart(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, client: QBittorrentClient
+) -> None:
+    added = await client.async_add_magnet(f"magnet:?xt=urn:btih:{synthetic_hash('restart')}&dn=Sintel")
+    await qbittorrent.stop()
+    with pytest.raises(CannotConnectError):
+        await client.async_torrents()
+    await qbittorrent.start()
+    # Same client: the old session is gone, the library logs in again by itself.
+    info = await wait_until(
+        lambda: torrent_info(client, added.info_hash),
+        lambda t: t is not None,
+        what="the torrent after restart",
+    )
+    assert info is not None
+    assert info["hash"] == added.info_hash
+
+
+# --- adding ---------------------------------------------------------------------------------------
+
+
+def test_info_hash_from_magnet_forms() -> None:
+    hex_hash = synthetic_hash("forms")
+    base32_hash = base64.b32encode(bytes.fromhex(hex_hash)).decode()
+    assert info_hash_from_magnet(f"magnet:?xt=urn:btih:{hex_hash.upper()}") == hex_hash
+    assert info_hash_from_magnet(f"magnet:?dn=x&xt=urn:btih:{base32_hash}") == hex_hash
+    assert info_hash_from_magnet(f"magnet:?xt=urn:btih:{base32_hash.lower()}") == hex_hash
+    v2 = "ab" * 32
+    assert info_hash_from_magnet(f"magnet:?xt=urn:btmh:1220{v2}") == v2[:40]
+    hybrid = f"magnet:?xt=urn:btmh:1220{v2}&xt=urn:btih:{hex_hash}"
+    assert info_hash_from_magnet(hybrid) == hex_hash  # qBittorrent names hybrids by the v1 hash
+    assert info_hash_from_magnet("magnet:?xt=urn:btih:1234") is None
+    assert info_hash_from_magnet("https://example.org/x.torrent") is None
+    assert info_hash_from_magnet("magnet:?dn=no-hash") is None
+
+
+async def test_add_magnet_hex(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, client: QBittorrentClient
+) -> None:
+    info_hash = synthetic_hash("big buck bunny magnet")
+    added = await client.async_add_magnet(
+        f"magnet:?xt=urn:btih:{info_hash.upper()}&dn=Big+Buck+Bunny+2008",
+        save_path=str(qbittorrent.downloads_dir / "films"),
+        category="agent_media",
+        tags=["agent", "films"],
+    )
+    assert added == AddedTorrent(info_hash=info_hash, name="Big Buck Bunny 2008")
+    info = await wait_until(
+        lambda: torrent_info(client, info_hash), lambda t: t is not None, what="the magnet to be listed"
+    )
+    assert info is not None
+    assert info["name"] == "Big Buck Bunny 2008"
+    assert info["category"] == "agent_media"
+    assert set(info["tags"].split(", ")) == {"agent", "films"}
+    assert info["save_path"].rstrip("/") == str(qbittorrent.downloads_dir / "films")
+    assert info["progress"] == 0  # no peers offline: it waits for metadata
+
+
+async def test_add_magnet_base32_paused(hass: HomeAssistant, client: QBittorrentClient) -> None:
+    info_hash = synthetic_hash("sintel base32")
+    base32_hash = base64.b32encode(bytes.fromhex(info_hash)).decode()
+    added = await client.async_add_magnet(f"magnet:?xt=urn:btih:{base32_hash}&dn=Sintel", paused=True)
+    assert added.info_hash == info_hash
+    info = await wait_until(
+        lambda: torrent_info(client, info_hash),
+        lambda t: t is not None and is_stopped(t["state"]),
+        what="a stopped magnet",
+    )
+    assert info is not None
+    assert info["hash"] == info_hash
+
+
+async def test_add_magnet_without_name_uses_the_hash(hass: HomeAssistant, client: QBittorrentClient) -> None:
+    info_hash = synthetic_hash("nameless")
+    added = await client.async_add_magnet(f"magnet:?xt=urn:btih:{info_hash}")
+    assert added == AddedTorrent(info_hash=info_hash, name=info_hash)
+
+
+@pytest.mark.parametrize(
+    "link",
+    ["https://example.org/film.torrent", "magnet:?xt=urn:sha1:abc&dn=x", "not a link", ""],
+)
+async def test_add_not_a_magnet_is_rejected(
+    hass: HomeAssistant, client: QBittorrentClient, link: str
+) -> None:
+    with pytest.raises(RequestRejectedError):
+        await client.async_add_magnet(link)
+    assert await client.async_torrents() == []
+
+
+async def test_add_magnet_twice_is_idempotent(hass: HomeAssistant, client: QBittorrentClient) -> None:
+    info_hash = synthetic_hash("twice")
+    first = await client.async_add_magnet(f"magnet:?xt=urn:btih:{info_hash}&dn=Tears+of+Steel")
+    await wait_until(
+        lambda: torrent_info(client, info_hash), lambda t: t is not None, what="the first magnet"
+    )
+    second = await client.async_add_magnet(f"magnet:?xt=urn:btih:{info_hash.upper()}&dn=Another+name")
+    assert second == first  # the torrent already there, under its own name
+    assert [t["hash"] for t in await client.async_torrents()] == [info_hash]
+
+
+async def test_add_local_torrent_completes(
+    hass: HomeAssistant, client: QBittorrentClient, tmp_path: Path
+) -> None:
+    data_dir = tmp_path / "data"
+    local = make_local_torrent(data_dir, "Elephants.Dream.2006.sample.mkv", size=300 * 1024 + 7)
+    added = await client.async_add_torrent_file(
+        local.torrent_bytes, save_path=str(data_dir), category="films", tags=["local"]
+    )
+    assert added == AddedTorrent(info_hash=local.info_hash, name=local.name)
+    info = await wait_until(
+        lambda: torrent_info(client, local.info_hash),
+        lambda t: t is not None and t["progress"] == 1 and t["amount_left"] == 0,
+        what="the local torrent to complete",
+    )
+    assert info is not None
+    assert info["content_path"] == str(local.data_path)
+    assert info["category"] == "films"
+    files = await client.async_files(local.info_hash)
+    assert [(f["name"], f["size"]) for f in files] == [(local.name, 300 * 1024 + 7)]
+
+
+async def test_add_multi_file_torrent_skip_checking(
+    hass: HomeAssistant, client: QBittorrentClient, tmp_path: Path
+) -> None:
+    layout = {"Sintel.2010.mkv": 200 * 1024, "Subs/Sintel.en.srt": 3 * 1024, "Subs/Sintel.nl.srt": 2 * 1024}
+    local = make_local_torrent(tmp_path, "Sintel.2010.720p", files=layout)
+    added = await client.async_add_torrent_file(
+        local.torrent_bytes, save_path=str(tmp_path), skip_checking=True
+    )
+    assert added.info_hash == local.info_hash
+    await wait_until(
+        lambda: torrent_info(client, local.info_hash),
+        lambda t: t is not None and t["progress"] == 1,
+        what="the skip-checked torrent to be complete",
+    )
+    files = await client.async_files(added.info_hash)
+    assert sorted(f["name"] for f in files) == sorted(f"Sintel.2010.720p/{path}" for path in layout)
+
+
+async def test_add_torrent_file_twice_is_idempotent(
+    hass: HomeAssistant, client: QBittorrentClient, tmp_path: Path
+) -> None:
+    local = make_local_torrent(tmp_path, "Nosferatu.1922.mkv")
+    first = await client.async_add_torrent_file(local.torrent_bytes, save_path=str(tmp_path))
+    second = await client.async_add_torrent_file(local.torrent_bytes, save_path=str(tmp_path))
+    assert first == second == AddedTorrent(info_hash=local.info_hash, name=local.name)
+    assert len(await client.async_torrents()) == 1
+
+
+async def test_torrent_file_identity_matches_the_builder(tmp_path: Path) -> None:
+    local = make_local_torrent(tmp_path, "The.General.1926.mkv", size=40_000)
+    assert torrent_file_identity(local.torrent_bytes) == (local.info_hash, local.name)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"this is not bencode", b"d4:infoi1ee", b"l4:infoe", b"d4:info", b"d4:infod4:name9:truncated"],
+)
+async def test_garbage_torrent_file_is_rejected(
+    hass: HomeAssistant, client: QBittorrentClient, data: bytes
+) -> None:
+    with pytest.raises(RequestRejectedError):
+        await client.async_add_torrent_file(data)
+
+
+async def test_invalid_torrent_refused_by_qbittorrent(hass: HomeAssistant, client: QBittorrentClient) -> None:
+    # Well-formed bencode with an info dictionary, but no pieces or files: qBittorrent answers 415.
+    data = bencode({"info": {"name": "Night.of.the.Living.Dead.1968.mkv", "piece length": 16384}})
+    with pytest.raises(RequestRejectedError) as caught:
+        await client.async_add_torrent_file(data)
+    assert "torrent" in caught.value.detail
+    assert await client.async_torrents() == []
+
+
+# --- listing, pause, resume, remove -----------------------------------------------------------------
+
+
+async def test_torrents_filters_by_hash(hass: HomeAssistant, client: QBittorrentClient) -> None:
+    first = await client.async_add_magnet(f"magnet:?xt=urn:btih:{synthetic_hash('one')}&dn=One")
+    second = await client.async_add_magnet(f"magnet:?xt=urn:btih:{synthetic_hash('two')}&dn=Two")
+    await wait_until(client.async_torrents, lambda ts: len(ts) == 2, what="both magnets")
+    assert [t["hash"] for t in await client.async_torrents([second.info_hash.upper()])] == [second.info_hash]
+    assert {t["hash"] for t in await client.async_torrents()} == {first.info_hash, second.info_hash}
+    assert await client.async_torrents([]) == []
+    assert await client.async_torrents([synthetic_hash("absent")]) == []
+    assert await client.async_files(first.info_hash) == []  # no metadata yet
+
+
+async def test_pause_resume_remove(hass: HomeAssistant, client: QBittorrentClient, tmp_path: Path) -> None:
+    local = make_local_torrent(tmp_path, "Tears.of.Steel.2012.mkv")
+    added = await client.async_add_torrent_file(local.torrent_bytes, save_path=str(tmp_path))
+    await wait_until(
+        lambda: torrent_info(client, added.info_hash),
+        lambda t: t is not None and t["progress"] == 1,
+        what="completion",
+    )
+    await client.async_pause([added.info_hash])
+    await wait_until(
+        lambda: torrent_info(client, added.info_hash),
+        lambda t: t is not None and is_stopped(t["state"]),
+        what="the paused state",
+    )
+    await client.async_resume([added.info_hash])
+    await wait_until(
+        lambda: torrent_info(client, added.info_hash),
+        lambda t: t is not None and not is_stopped(t["state"]),
+        what="the resumed state",
+    )
+    await client.async_remove([added.info_hash])
+    await wait_until(client.async_torrents, lambda ts: ts == [], what="removal")
+    assert local.data_path.exists()  # the data stays unless asked
+
+
+async def test_remove_with_files(hass: HomeAssistant, client: QBittorrentClient, tmp_path: Path) -> None:
+    local = make_local_torrent(tmp_path, "Big.Buck.Bunny.2008.mkv")
+    added = await client.async_add_torrent_file(local.torrent_bytes, save_path=str(tmp_path))
+    await wait_until(
+        lambda: torrent_info(client, added.info_hash),
+        lambda t: t is not None and t["progress"] == 1,
+        what="completion",
+    )
+    await client.async_remove([added.info_hash], delete_files=True)
+    await wait_until(client.async_torrents, lambda ts: ts == [], what="removal")
+
+    async def data_exists() -> bool:
+        return await hass.async_add_executor_job(local.data_path.exists)
+
+    await wait_until(data_exists, lambda exists: not exists, what="the data to be deleted")
+
+
+# --- incremental sync -----------------------------------------------------------------------------
+
+
+async def test_sync_maindata_deltas(hass: HomeAssistant, client: QBittorrentClient) -> None:
+    full = await client.async_sync_maindata()
+    assert full["full_update"] is True
+    assert full["torrents"] == {}
+    assert "server_state" in full
+    rid = full["rid"]
+
+    info_hash = synthetic_hash("sync")
+    await client.async_add_magnet(f"magnet:?xt=urn:btih:{info_hash}&dn=Nosferatu+1922")
+    seen: dict[str, Any] = {}
+
+    async def next_delta() -> dict[str, Any]:
+        nonlocal rid
+        delta = await client.async_sync_maindata(rid)
+        assert not delta.get("full_update"), "the delta chain broke"
+        rid = delta["rid"]
+        seen.update(delta.get("torrents", {}))
+        return delta
+
+    await wait_until(next_delta, lambda _delta: info_hash in seen, what="the new torrent in a delta")
+    assert seen[info_hash]["name"] == "Nosferatu 1922"  # a torrent new to the stream carries all fields
+    assert "progress" in seen[info_hash]
+
+    await client.async_remove([info_hash])
+    removed = await wait_until(
+        next_delta,
+        lambda delta: info_hash in delta.get("torrents_removed", []),
+        what="the removal in a delta",
+    )
+    assert info_hash not in removed.get("torrents", {})
+
+    stale = await client.async_sync_maindata(rid + 1000)
+    assert stale["full_update"] is True  # an unknown rid gets a full snapshot

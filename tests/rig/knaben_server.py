@@ -187,7 +187,7 @@ class KnabenServer(LoopbackServer):
         super().__init__()
         self.requests: list[dict[str, Any]] = []
         self._hits = default_hits()
-        self._override: list[dict[str, Any]] | None = None
+        self._override: list[Any] | None = None
         self.app.router.add_post("/v1", self._search)
 
     @property
@@ -200,8 +200,11 @@ class KnabenServer(LoopbackServer):
         """A copy of the catalogue searches run over."""
         return copy.deepcopy(self._hits)
 
-    def set_hits(self, hits: list[dict[str, Any]]) -> None:
-        """From now on answer every search with exactly these hits (no filtering, no sorting)."""
+    def set_hits(self, hits: list[Any]) -> None:
+        """From now on answer every search with exactly these hits (no filtering, no sorting).
+
+        Items need not be well-formed: tests of the parser pass odd shapes on purpose.
+        """
         self._override = copy.deepcopy(hits)
 
     def error_body(self, status: int) -> Any:
