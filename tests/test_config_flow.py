@@ -26,6 +26,11 @@ from custom_components.agent_media.const import (
     DOMAIN,
 )
 
+
+@pytest.fixture(autouse=True)
+def _core(core_setup: None) -> None:
+    """Every test here sets up entries, which need Home Assistant's core integration."""
+
 DATA_KEYS = {
     CONF_LLM_BASE_URL,
     CONF_LLM_API_KEY,
@@ -137,7 +142,7 @@ async def test_llm_unreachable_then_recovers(hass: HomeAssistant, llm_server: An
     assert result["step_id"] == "qbittorrent"
 
 
-async def test_provider_preset_fills_url_and_model(hass: HomeAssistant) -> None:
+async def test_provider_preset_fills_url_and_model(hass: HomeAssistant, socket_enabled: None) -> None:
     """Ollama's preset points at localhost:11434, where nothing listens in the tests."""
     result = await start_flow(hass)
     result = await hass.config_entries.flow.async_configure(
@@ -306,9 +311,14 @@ async def test_reauth_updates_llm_key(
 
 
 async def test_reconfigure_changes_model_and_keeps_secrets(
-    hass: HomeAssistant, qbittorrent: Any, llm_server: Any, tmdb_server: Any, entry_data: dict[str, Any]
+    hass: HomeAssistant,
+    qbittorrent: Any,
+    llm_server: Any,
+    tmdb_server: Any,
+    entry_data: dict[str, Any],
+    entry_options: dict[str, Any],
 ) -> None:
-    entry = MockConfigEntry(domain=DOMAIN, data=entry_data)
+    entry = MockConfigEntry(domain=DOMAIN, data=entry_data, options=entry_options)
     entry.add_to_hass(hass)
     result = await entry.start_reconfigure_flow(hass)
     assert result["step_id"] == "reconfigure"

@@ -7,9 +7,15 @@ from typing import Any
 
 from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
 from homeassistant.core import HomeAssistant
+import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, CONF_QBITTORRENT_URL, DOMAIN
+
+
+@pytest.fixture(autouse=True)
+def _core(core_setup: None) -> None:
+    """Every test here sets up entries, which need Home Assistant's core integration."""
 
 
 async def test_entry_loads_and_unloads(hass: HomeAssistant, setup_integration: MockConfigEntry) -> None:
