@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-import pytest
 from pytest_homeassistant_custom_component.components.diagnostics import get_diagnostics_for_config_entry
 
 from custom_components.agent_media.const import (
@@ -17,7 +16,6 @@ from custom_components.agent_media.const import (
 )
 from custom_components.agent_media.diagnostics import redact_url
 from homeassistant.components.diagnostics import REDACTED
-from homeassistant.setup import async_setup_component
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -27,12 +25,6 @@ if TYPE_CHECKING:
 
 PRIVATE_PATH = "/srv/private-household-films"
 PRIVATE_QUERY = "Night of the Living Dead 1968"
-
-
-@pytest.fixture(autouse=True)
-async def core_components(hass: HomeAssistant) -> None:
-    """The conversation dependency needs Home Assistant's core integration (exposed entities)."""
-    assert await async_setup_component(hass, "homeassistant", {})
 
 
 async def test_diagnostics_hold_no_secret(
