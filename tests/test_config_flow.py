@@ -24,6 +24,8 @@ from custom_components.agent_media.const import (
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
     DOMAIN,
+    LLM_PROVIDER_MODELS,
+    LLM_PROVIDER_URLS,
 )
 
 
@@ -142,14 +144,19 @@ async def test_llm_unreachable_then_recovers(hass: HomeAssistant, llm_server: An
     assert result["step_id"] == "qbittorrent"
 
 
-async def test_provider_preset_fills_url_and_model(hass: HomeAssistant, socket_enabled: None) -> None:
-    """Ollama's preset points at localhost:11434, where nothing listens in the tests."""
-    result = await start_flow(hass)
-    result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {"provider": "ollama", CONF_LLM_API_KEY: ""}
-    )
-    # The preset URL was tried (and is unreachable here), so the error is about connecting, not a missing URL.
-    assert result["errors"] == {CONF_LLM_BASE_URL: "cannot_connect"}
+async def test_provider_preset_fills_url_and_model(hass: HomeAssistant, llm_server: Any) -> None:
+    """With the Ollama preset and empty fields, the preset's URL and model are used."""
+    with patch.dict(LLM_PROVIDER_URLS, {"ollama": llm_server.base_url}):
+        result = await start_flow(hass)
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {"provider": "ollama", CONF_LLM_API_KEY: llm_server.api_key}
+        )
+    assert result["step_id"] == "qbittorrent"
+    flow = hass.config_entries.flow.async_get(result["flow_id"])
+    assert flow["context"]["source"] == config_entries.SOURCE_USER
+    handler = hass.config_entries.flow._progress[result["flow_id"]]
+    assert handler._data[CONF_LLM_BASE_URL] == llm_server.base_url
+    assert handler._data[CONF_LLM_MODEL] == LLM_PROVIDER_MODELS["ollama"]
 
 
 async def test_unexpected_error_is_unknown(hass: HomeAssistant, llm_server: Any) -> None:
