@@ -403,7 +403,7 @@ async def test_remove_with_files(hass: HomeAssistant, client: QBittorrentClient,
 async def test_sync_maindata_deltas(hass: HomeAssistant, client: QBittorrentClient) -> None:
     full = await client.async_sync_maindata()
     assert full["full_update"] is True
-    assert full["torrents"] == {}
+    assert full.get("torrents", {}) == {}  # 5.x leaves the key out when there are none
     assert "server_state" in full
     rid = full["rid"]
 

@@ -227,7 +227,7 @@ class QBittorrentClient:
         self._client: qbittorrentapi.Client | None = None
 
     def _library_client(self) -> qbittorrentapi.Client:
-        """Return the library client, building it on first use (executor only)."""
+        """Return the library client, building it on first use (cheap: no I/O until a request)."""
         if self._client is None:
             self._client = qbittorrentapi.Client(
                 host=self.url,
@@ -246,9 +246,11 @@ class QBittorrentClient:
         """Run ``job`` in the executor, one at a time, and map every failure to our errors."""
         loop = asyncio.get_running_loop()
         async with self._lock:
+            # Picked here, not in the worker: a job abandoned after a time-out keeps its own client.
+            client = self._library_client()
             try:
                 async with asyncio.timeout(self._timeout):
-                    return await loop.run_in_executor(None, lambda: job(self._library_client()))
+                    return await loop.run_in_executor(None, job, client)
             except TimeoutError as err:
                 # The stuck job keeps its client; the next call must not share it.
                 self._client = None
