@@ -34,7 +34,7 @@ from .coordinator import DownloadsCoordinator, async_remove_downloads_store
 from .data import AgentMediaConfigEntry, AgentMediaData
 from .memory import AgentMediaMemory
 
-PLATFORMS: list[Platform] = [Platform.EVENT, Platform.SENSOR]
+PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.EVENT, Platform.SENSOR]
 
 
 def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:

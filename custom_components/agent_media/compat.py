@@ -84,9 +84,8 @@ async def async_provide_llm_data(
     Raises `conversation.ConverseError` like the methods it wraps.
     """
     if hasattr(chat_log, "async_provide_llm_data"):
-        await chat_log.async_provide_llm_data(
-            user_input.as_llm_context(domain), None, prompt, user_input.extra_system_prompt
-        )
+        llm_context = getattr(user_input, "as_llm_context")(domain)  # noqa: B009 - absent on HA 2025.4
+        await chat_log.async_provide_llm_data(llm_context, None, prompt, user_input.extra_system_prompt)
     else:
         await chat_log.async_update_llm_data(domain, user_input, None, prompt)
 

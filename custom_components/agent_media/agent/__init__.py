@@ -1,0 +1,1 @@
+"""The conversation agent: tool loop (agent.py), prompt builder (prompt.py) and tools (tools.py)."""

@@ -1,0 +1,446 @@
+"""The tool loop: one user turn, at most `max_tool_iterations` calls to the model, always a spoken answer.
+
+The model's stream goes through Home Assistant's ChatLog (`async_add_delta_content_stream`), which records the
+turn and runs the tool calls through our API instance. Tool calls come natively or, for models without tool
+support, as the original JSON form `{"action": {"name": ..., "args": {...}}}` in the reply text; both become
+the same tool calls. Every failure ends in a short explanation in the user's language, never an exception.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from custom_components.agent_media import compat
+from custom_components.agent_media.agent.prompt import (
+    build_memory_view,
+    build_system_prompt,
+    dumps,
+    json_action_prompt,
+)
+from custom_components.agent_media.agent.tools import (
+    INVALID_JSON_ARGUMENTS,
+    AgentMediaAPI,
+    ToolRegistry,
+)
+from custom_components.agent_media.clients.errors import (
+    AgentMediaClientError,
+    InvalidAuthError,
+    InvalidResponseError,
+    RateLimitedError,
+    RequestRejectedError,
+)
+from custom_components.agent_media.const import (
+    CONF_MAX_HISTORY_MESSAGES,
+    CONF_MAX_TOOL_ITERATIONS,
+    CONF_TEMPERATURE,
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_MAX_TOOL_ITERATIONS,
+    DEFAULT_TEMPERATURE,
+    DOMAIN,
+    LOGGER,
+)
+from homeassistant.components.conversation import (
+    AssistantContent,
+    AssistantContentDeltaDict,
+    SystemContent,
+    ToolResultContent,
+    UserContent,
+)
+from homeassistant.helpers import llm
+from homeassistant.helpers.translation import async_get_translations
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+    from openai.types.chat import ChatCompletionChunk
+    from openai.types.chat.chat_completion_chunk import ChoiceDelta
+
+    from custom_components.agent_media.agent.prompt import PromptView
+    from custom_components.agent_media.data import AgentMediaConfigEntry
+    from homeassistant.components.conversation import ChatLog, ConversationInput
+    from homeassistant.core import HomeAssistant
+
+# Translation keys (strings.json → exceptions) of the spoken explanations.
+LLM_INVALID_AUTH: Final = "agent_llm_invalid_auth"
+LLM_RATE_LIMITED: Final = "agent_llm_rate_limited"
+LLM_CANNOT_CONNECT: Final = "agent_llm_cannot_connect"
+LLM_REJECTED: Final = "agent_llm_rejected"
+LLM_BAD_OUTPUT: Final = "agent_llm_bad_output"
+TOO_MANY_STEPS: Final = "agent_too_many_steps"
+EMPTY_ANSWER: Final = "agent_empty_answer"
+UNEXPECTED_ERROR: Final = "agent_unexpected_error"
+
+# How servers say that the model cannot take tools (Ollama: "... does not support tools").
+_NO_TOOLS_HINTS: Final = ("does not support tools", "tools is not supported", "tool use is not supported")
+# A reply that may be a JSON action is held back from the stream until it is complete.
+_JSON_START: Final = ("{", "`")
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """What the agent says, and whether it explains a failure instead of answering."""
+
+    speech: str
+    failed: bool = False
+
+
+@dataclass(slots=True)
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+class ReplyParser:
+    """Collects one streamed completion: text to speak, tool calls (native or JSON actions), reasoning."""
+
+    def __init__(self) -> None:
+        """Start empty."""
+        self.reasoning = ""  # DeepSeek thinking mode: sent back with this turn's tool calls
+        self._calls: dict[int, _PendingCall] = {}
+        self._held: str | None = None  # text that may be a JSON action, held back until the end
+
+    def feed(self, delta: ChoiceDelta) -> str:
+        """Take one delta; return the text that can be streamed now."""
+        if thinking := getattr(delta, "reasoning_content", None):
+            self.reasoning += str(thinking)
+        for call in delta.tool_calls or ():
+            pending = self._calls.setdefault(call.index, _PendingCall())
+            pending.id = call.id or pending.id
+            if call.function is not None:
+                pending.name += call.function.name or ""
+                pending.arguments += call.function.arguments or ""
+        text = delta.content or ""
+        if self._held is not None:
+            self._held += text
+            return ""
+        if (cut := _json_start(text)) < 0:
+            return text
+        self._held = text[cut:]
+        return text[:cut]
+
+    def finish(self) -> tuple[str, list[llm.ToolInput]]:
+        """Return the held-back text (if it was no action) and every tool call, in order."""
+        tool_calls = [
+            _tool_input(pending.name, _decode_arguments(pending.arguments), pending.id)
+            for _index, pending in sorted(self._calls.items())
+            if pending.name
+        ]
+        if self._held is None:
+            return "", tool_calls
+        if (action := parse_json_action(self._held)) is None:
+            return self._held, tool_calls
+        name, args, rest = action
+        return rest, [*tool_calls, _tool_input(name, args, "")]
+
+
+def _decode_arguments(raw: str) -> dict[str, Any]:
+    """Decode a call's arguments; weak models send nothing, or JSON inside a string."""
+    if not raw.strip():
+        return {}
+    try:
+        value: Any = json.loads(raw)
+        if isinstance(value, str):
+            value = json.loads(value)
+    except json.JSONDecodeError:
+        value = None
+    return value if isinstance(value, dict) else {INVALID_JSON_ARGUMENTS: raw[:500]}
+
+
+def parse_json_action(text: str) -> tuple[str, Any, str] | None:
+    """Find the original JSON action in a reply: return (tool name, args, the remaining text) or None."""
+    cleaned = text.replace("```json", "").replace("```JSON", "").replace("```", "")
+    decoder = json.JSONDecoder()
+    position = cleaned.find("{")
+    while position >= 0:
+        try:
+            value, end = decoder.raw_decode(cleaned, position)
+        except json.JSONDecodeError:
+            position = cleaned.find("{", position + 1)
+            continue
+        action = value.get("action") if isinstance(value, dict) else None
+        if isinstance(action, dict) and isinstance(action.get("name"), str):
+            args = action.get("args", action.get("arguments", {}))
+            if isinstance(args, str):
+                args = _decode_arguments(args)
+            rest = (cleaned[:position] + cleaned[end:]).strip()
+            return action["name"], args if args is not None else {}, rest
+        position = cleaned.find("{", end)
+    return None
+
+
+def _json_start(text: str) -> int:
+    """Return where text that may be a JSON action starts, or -1."""
+    found = [index for index in (text.find(mark) for mark in _JSON_START) if index >= 0]
+    return min(found, default=-1)
+
+
+def _tools_unsupported(err: RequestRejectedError) -> bool:
+    detail = err.detail.lower()
+    return any(hint in detail for hint in _NO_TOOLS_HINTS)
+
+
+class MediaAgent:
+    """Runs turns for one config entry."""
+
+    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+        """Prepare the tools; `native_tools` turns off when the server refuses tools."""
+        self.hass = hass
+        self.entry = entry
+        self.registry = ToolRegistry(entry)
+        self.native_tools = True
+
+    async def async_respond(
+        self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
+    ) -> TurnResult:
+        """Answer one user turn; never raises."""
+        try:
+            return await self._async_respond(user_input, chat_log, agent_id)
+        except Exception:  # noqa: BLE001 - the agent answers in words whatever happens
+            LOGGER.exception("Agent Media failed to answer %r", user_input.text)
+            return await self._async_fail(user_input, chat_log, agent_id, UNEXPECTED_ERROR)
+
+    async def _async_respond(
+        self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
+    ) -> TurnResult:
+        entry = self.entry
+        memory = entry.runtime_data.memory
+        conversation_id = chat_log.conversation_id
+        memory.set_language(user_input.language)
+        turn_start = len(chat_log.content) - 1  # the user's message of this turn
+
+        api = AgentMediaAPI(
+            hass=self.hass,
+            id=f"{DOMAIN}-{entry.entry_id}",
+            name=entry.title,
+            entry=entry,
+            registry=self.registry,
+            conversation_id=conversation_id,
+        )
+        chat_log.llm_api = await api.async_get_api_instance(
+            compat.build_llm_context(
+                platform=DOMAIN,
+                context=user_input.context,
+                language=user_input.language,
+                device_id=user_input.device_id,
+                user_prompt=user_input.text,
+                agent_id=agent_id,
+            )
+        )
+        view = build_memory_view(memory, conversation_id, user_input.language)
+        reasoning: dict[int, str] = {}  # id(AssistantContent) → reasoning_content, this turn only
+        max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))
+
+        for _call in range(max_calls):
+            parser = ReplyParser()
+            native = self.native_tools
+            stream = entry.runtime_data.llm.stream_chat(
+                messages=self._messages(chat_log, view, turn_start, reasoning, native=native),
+                tools=self.registry.specs() if native else None,
+                temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
+            )
+            try:
+                async for content in chat_log.async_add_delta_content_stream(
+                    agent_id, self._deltas(stream, parser)
+                ):
+                    if isinstance(content, AssistantContent) and content.tool_calls and parser.reasoning:
+                        reasoning[id(content)] = parser.reasoning
+            except RequestRejectedError as err:
+                if native and _tools_unsupported(err):
+                    LOGGER.info("%s does not take tools; using JSON actions", entry.runtime_data.llm.model)
+                    self.native_tools = False
+                    continue
+                return await self._async_llm_failure(user_input, chat_log, agent_id, err)
+            except AgentMediaClientError as err:
+                return await self._async_llm_failure(user_input, chat_log, agent_id, err)
+            if not chat_log.unresponded_tool_results:
+                break
+        else:
+            return await self._async_fail(
+                user_input, chat_log, agent_id, TOO_MANY_STEPS, {"max": str(max_calls)}
+            )
+
+        last = chat_log.content[-1]
+        speech = last.content.strip() if isinstance(last, AssistantContent) and last.content else ""
+        if not speech:
+            return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
+        memory.add_turn(conversation_id, user_input.text, speech)
+        memory.mark_events_read(view.shown_event_ids)
+        return TurnResult(speech)
+
+    # --- talking to the model ----------------------------------------------------------------------------
+
+    def _messages(
+        self,
+        chat_log: ChatLog,
+        view: PromptView,
+        turn_start: int,
+        reasoning: dict[int, str],
+        *,
+        native: bool,
+    ) -> list[dict[str, Any]]:
+        """Build the request: system prompt, trimmed earlier turns (text only), this turn in full."""
+        base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
+        json_help = (
+            None if native else json_action_prompt(list(self.registry.tools.values()), self.registry.specs())
+        )
+        messages: list[dict[str, Any]] = [
+            {"role": "system", "content": build_system_prompt(base, view, json_help)}
+        ]
+        messages.extend(self._history(chat_log, turn_start))
+        messages.extend(_turn_messages(chat_log.content[turn_start:], reasoning, native=native))
+        return messages
+
+    def _history(self, chat_log: ChatLog, turn_start: int) -> list[dict[str, Any]]:
+        """Earlier turns as user/assistant text (tool traffic dropped), the last `max_history_messages`.
+
+        A new chat log (Home Assistant forgets them after 5 idle minutes) falls back to what memory kept of
+        this conversation.
+        """
+        limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
+        history: list[dict[str, Any]] = []
+        for content in chat_log.content[1:turn_start]:
+            if isinstance(content, UserContent):
+                history.append({"role": "user", "content": content.content})
+            elif isinstance(content, AssistantContent) and content.content:
+                history.append({"role": "assistant", "content": content.content})
+        if not history:
+            history = [
+                dict(message)
+                for message in self.entry.runtime_data.memory.conversation_messages(chat_log.conversation_id)
+            ]
+        history = history[-limit:] if limit > 0 else []
+        while history and history[0]["role"] != "user":
+            history.pop(0)  # a request never starts with an orphaned assistant message
+        return history
+
+    async def _deltas(
+        self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser
+    ) -> AsyncIterator[AssistantContentDeltaDict]:
+        """Turn one streamed completion into ChatLog deltas: text as it comes, tool calls at the end."""
+        yield {"role": "assistant"}
+        async for chunk in chunks:
+            if chunk.choices and (text := parser.feed(chunk.choices[0].delta)):
+                yield {"content": text}
+        rest, tool_calls = parser.finish()
+        if rest:
+            yield {"content": rest}
+        if tool_calls:
+            yield {"tool_calls": tool_calls}
+
+    # --- failures ------------------------------------------------------------------------------------------
+
+    async def _async_llm_failure(
+        self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str, err: AgentMediaClientError
+    ) -> TurnResult:
+        LOGGER.warning("Language model call failed: %s", err)
+        if isinstance(err, InvalidAuthError):
+            self.entry.async_start_reauth(self.hass)
+            key = LLM_INVALID_AUTH
+        elif isinstance(err, RateLimitedError):
+            key = LLM_RATE_LIMITED
+        elif isinstance(err, InvalidResponseError):
+            key = LLM_BAD_OUTPUT
+        elif isinstance(err, RequestRejectedError):
+            key = LLM_REJECTED
+        else:
+            key = LLM_CANNOT_CONNECT
+        return await self._async_fail(user_input, chat_log, agent_id, key, {"detail": err.detail})
+
+    async def _async_fail(
+        self,
+        user_input: ConversationInput,
+        chat_log: ChatLog,
+        agent_id: str,
+        key: str,
+        placeholders: dict[str, str] | None = None,
+    ) -> TurnResult:
+        """Explain a failure in the user's language; keep the chat log consistent and remember the error."""
+        speech = await async_spoken_message(self.hass, user_input.language, key, placeholders or {})
+        self.entry.runtime_data.memory.add_error("conversation", key.removeprefix("agent_"), speech)
+        if chat_log.content and not (
+            isinstance(chat_log.content[-1], AssistantContent) and not chat_log.content[-1].tool_calls
+        ):
+            chat_log.async_add_assistant_content_without_tools(
+                AssistantContent(agent_id=agent_id, content=speech)
+            )
+        return TurnResult(speech, failed=True)
+
+
+def _tool_input(name: str, args: Any, call_id: str) -> llm.ToolInput:
+    if call_id:
+        return llm.ToolInput(tool_name=name, tool_args=args, id=call_id)
+    return llm.ToolInput(tool_name=name, tool_args=args)
+
+
+def _turn_messages(contents: list[Any], reasoning: dict[int, str], *, native: bool) -> list[dict[str, Any]]:
+    """Return this turn's messages: native tool_calls and tool messages, or JSON actions as text."""
+    messages: list[dict[str, Any]] = []
+    call_ids: set[str] = set()
+    for content in contents:
+        if isinstance(content, UserContent):
+            messages.append({"role": "user", "content": content.content})
+        elif isinstance(content, AssistantContent):
+            messages.append(_assistant_message(content, reasoning.get(id(content)), native=native))
+            call_ids.update(call.id for call in content.tool_calls or ())
+        elif isinstance(content, ToolResultContent) and content.tool_call_id in call_ids:
+            result = dumps(compat.tool_result_data(content))
+            if native:
+                messages.append({"role": "tool", "tool_call_id": content.tool_call_id, "content": result})
+            else:
+                messages.append({"role": "user", "content": f"Result of {content.tool_name}: {result}"})
+    return messages
+
+
+def _raw_arguments(args: Any) -> str:
+    if isinstance(args, dict) and INVALID_JSON_ARGUMENTS in args:
+        return str(args[INVALID_JSON_ARGUMENTS])
+    return dumps(args)
+
+
+def _assistant_message(content: AssistantContent, reasoning: str | None, *, native: bool) -> dict[str, Any]:
+    if not content.tool_calls:
+        return {"role": "assistant", "content": content.content or ""}
+    if not native:
+        actions = "\n".join(
+            dumps({"action": {"name": call.tool_name, "args": call.tool_args}}) for call in content.tool_calls
+        )
+        return {
+            "role": "assistant",
+            "content": f"{content.content}\n{actions}" if content.content else actions,
+        }
+    message: dict[str, Any] = {
+        "role": "assistant",
+        "content": content.content,
+        "tool_calls": [
+            {
+                "id": call.id,
+                "type": "function",
+                "function": {"name": call.tool_name, "arguments": _raw_arguments(call.tool_args)},
+            }
+            for call in content.tool_calls
+        ],
+    }
+    if reasoning:
+        # DeepSeek's thinking mode refuses a tool-calling turn whose reasoning is not sent back.
+        message["reasoning_content"] = reasoning
+    return message
+
+
+async def async_spoken_message(
+    hass: HomeAssistant, language: str | None, key: str, placeholders: dict[str, str]
+) -> str:
+    """Return a translated explanation (strings.json → exceptions), in the user's language when available."""
+    template = ""
+    for candidate in dict.fromkeys((language or "en", "en")):
+        translations = await async_get_translations(hass, candidate, "exceptions", [DOMAIN])
+        if template := translations.get(f"component.{DOMAIN}.exceptions.{key}.message", ""):
+            break
+    if not template:
+        return key
+    try:
+        return template.format(**placeholders)
+    except (KeyError, IndexError, ValueError):
+        return template

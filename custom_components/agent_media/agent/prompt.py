@@ -1,0 +1,157 @@
+"""The system prompt: fixed instructions plus a compact view of memory.
+
+The memory view shows the configured folders, the numbered results of the last search, active downloads,
+unread background events and the last problem — each capped, so the prompt stays the same size however much
+memory grows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import json
+from typing import TYPE_CHECKING, Any, Final
+
+from custom_components.agent_media.agent.tools import MEDIA_ENTITY, human_size
+
+if TYPE_CHECKING:
+    from custom_components.agent_media.agent.tools import AgentMediaTool
+    from custom_components.agent_media.memory import AgentMediaMemory
+
+PROMPT_RESULTS: Final = 10
+PROMPT_DOWNLOADS: Final = 5
+PROMPT_EVENTS: Final = 5
+PROMPT_FOLDERS: Final = 12
+PROMPT_TITLE_CHARS: Final = 90
+PROMPT_PATH_CHARS: Final = 120
+ERROR_MESSAGE_CHARS: Final = 140
+
+# Rendered by Home Assistant as a template (with the user's extra instructions): no Jinja syntax here.
+INSTRUCTIONS: Final = """You are Agent Media, a voice assistant that finds films and TV shows and downloads \
+them with qBittorrent.
+- Answer in the user's language, in one to three short spoken sentences: no lists, markdown, links or hashes.
+- Use the tools; never invent titles, numbers, sizes, paths or results.
+- To download something by name: find_media_imdb_id, then find_torrents with title, year and any quality \
+asked (for example "Sintel 2010 2160p"; 4K means 2160p), then add_torrent_by_index with the best result \
+(results are listed best first).
+- "The second one" means result 2 of the last search, listed below.
+- A tool result with "status": "error" explains what went wrong: tell the user briefly and suggest what to do.
+- If there is news below, tell it first, then answer."""
+
+JSON_ACTION_INSTRUCTIONS: Final = """This server has no native tool calls. To call a tool, reply with only \
+this JSON and nothing else: {"action": {"name": "<tool>", "args": {...}}}. The tool's result comes back in \
+the next message. Reply in plain text when you have the answer. Tools:"""
+
+
+@dataclass(slots=True)
+class PromptView:
+    """The memory view of one turn, and which unread events it showed (marked read once answered)."""
+
+    text: str
+    shown_event_ids: list[str] = field(default_factory=list)
+
+
+def _clip(text: Any, limit: int) -> str:
+    value = " ".join(str(text).split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def _event_line(event: dict[str, Any]) -> str:
+    data = event.get("data") or {}
+    what = data.get("title") or data.get("name") or "a download"
+    if data.get("year"):
+        what = f"{what} ({data['year']})"
+    if event.get("type") == "download_completed":
+        where = f" in {_clip(data['save_path'], PROMPT_PATH_CHARS)}" if data.get("save_path") else ""
+        return f"- Download finished: {_clip(what, PROMPT_TITLE_CHARS)}{where}."
+    return f"- {_clip(event.get('type', 'event'), 40)}: {_clip(what, PROMPT_TITLE_CHARS)}."
+
+
+def build_memory_view(
+    memory: AgentMediaMemory, conversation_id: str | None, language: str | None
+) -> PromptView:
+    """Return the memory part of the system prompt for this turn."""
+    lines: list[str] = []
+    if language:
+        lines.append(f"The user's language is {language} unless they write in another one.")
+
+    folders = memory.folders()
+    if folders:
+        shown = sorted(folders.items())[:PROMPT_FOLDERS]
+        lines.append(
+            "Folders: "
+            + "; ".join(f"{name} = {_clip(path, PROMPT_PATH_CHARS)}" for name, path in shown)
+            + "."
+        )
+    else:
+        lines.append("Folders: none configured; downloads go to qBittorrent's default folder.")
+
+    media = memory.get_entity(conversation_id, MEDIA_ENTITY)
+    if media and media.get("title"):
+        details = ", ".join(str(media[key]) for key in ("year", "media_type", "imdb_id") if media.get(key))
+        lines.append(f"Last title looked up: {_clip(media['title'], PROMPT_TITLE_CHARS)} ({details}).")
+
+    search = memory.search(conversation_id)
+    if search and search.get("results"):
+        results = search["results"]
+        query = _clip(search.get("query", ""), PROMPT_TITLE_CHARS)
+        lines.append(f'Last search "{query}": {len(results)} results, best first:')
+        lines.extend(
+            f"{result['index']}. {_clip(result.get('title', '?'), PROMPT_TITLE_CHARS)}"
+            f" | {human_size(result.get('size'))} | {result.get('seeders', 0)} seeders"
+            for result in results[:PROMPT_RESULTS]
+        )
+        if len(results) > PROMPT_RESULTS:
+            lines.append(f"(and {len(results) - PROMPT_RESULTS} more: get_torrent_by_index reads them)")
+
+    downloads = list(memory.active_downloads().values())
+    if downloads:
+        names = ", ".join(
+            _clip((record.get("media") or {}).get("title") or record.get("name", "?"), PROMPT_TITLE_CHARS)
+            for record in downloads[-PROMPT_DOWNLOADS:]
+        )
+        lines.append(f"Active downloads ({len(downloads)}): {names}.")
+
+    view = PromptView(text="")
+    events = memory.unread_events()
+    if events:
+        lines.append("News since the user last asked (tell it):")
+        lines.extend(_event_line(event) for event in events[:PROMPT_EVENTS])
+        if len(events) > PROMPT_EVENTS:
+            lines.append(f"- and {len(events) - PROMPT_EVENTS} more finished downloads.")
+        view.shown_event_ids = [event["id"] for event in events]
+
+    if errors := memory.recent_errors():
+        last = errors[-1]
+        lines.append(
+            f"Last problem: {last['action']} → {last['error']}: {_clip(last['message'], ERROR_MESSAGE_CHARS)}"
+        )
+    view.text = "\n".join(lines)
+    return view
+
+
+def json_action_prompt(tools: list[AgentMediaTool], specs: list[dict[str, Any]]) -> str:
+    """Return the help for models without native tool calls: the JSON form and each tool's arguments."""
+    lines = [JSON_ACTION_INSTRUCTIONS]
+    for tool, spec in zip(tools, specs, strict=True):
+        properties = spec["function"]["parameters"].get("properties", {})
+        required = set(spec["function"]["parameters"].get("required", []))
+        arguments = ", ".join(
+            f"{name}{'' if name in required else '?'}: {schema.get('type', 'string')}"
+            for name, schema in properties.items()
+        )
+        lines.append(f"- {tool.name}({arguments}): {tool.description}")
+    return "\n".join(lines)
+
+
+def build_system_prompt(base: str, view: PromptView, json_actions: str | None) -> str:
+    """Join Home Assistant's system prompt (time, instructions), the JSON-action help if any, and memory."""
+    parts = [base.strip()]
+    if json_actions:
+        parts.append(json_actions)
+    parts.append(view.text)
+    return "\n\n".join(part for part in parts if part)
+
+
+def dumps(payload: Any) -> str:
+    """Compact JSON for the model (tool results, JSON actions)."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))

@@ -1,0 +1,414 @@
+"""The five flows of DESIGN.md, end to end through `conversation.async_converse`.
+
+Each flow runs with the scripted LLM answering in native tool calls and in the original JSON-action form, the
+recorded-shape TMDB and Knaben servers, and a real qbittorrent-nox.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from aiohttp import web
+import pytest
+
+from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
+from homeassistant.components import conversation
+from homeassistant.core import Context
+from homeassistant.helpers import entity_registry as er, intent
+from homeassistant.setup import async_setup_component
+from pytest_homeassistant_custom_component.common import async_capture_events
+
+from .rig.knaben_server import movie_hits, synthetic_hash
+from .rig.torrents import make_local_torrent
+
+if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+    from homeassistant.auth.models import User
+    from homeassistant.core import HomeAssistant
+
+    from .rig.knaben_server import KnabenServer
+    from .rig.llm_server import ScriptedLLMServer
+    from .rig.qbittorrent import QBittorrentInstance
+
+FORMS = ["native", "json"]
+
+
+@pytest.fixture(autouse=True)
+async def core_components(hass: HomeAssistant) -> None:
+    """The conversation integration needs Home Assistant's core integration."""
+    assert await async_setup_component(hass, "homeassistant", {})
+
+
+def agent_id(hass: HomeAssistant, entry: MockConfigEntry) -> str:
+    """Return the entity id of the entry's conversation agent."""
+    entity_id = er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
+    assert entity_id is not None
+    return entity_id
+
+
+async def converse(
+    hass: HomeAssistant,
+    entry: MockConfigEntry,
+    text: str,
+    conversation_id: str | None = None,
+    *,
+    user: User | None = None,
+    language: str = "en",
+) -> conversation.ConversationResult:
+    """Send one message to the agent, as Assist does."""
+    return await conversation.async_converse(
+        hass,
+        text,
+        conversation_id,
+        Context(user_id=user.id if user else None),
+        language=language,
+        agent_id=agent_id(hass, entry),
+    )
+
+
+def speech(result: conversation.ConversationResult) -> str:
+    """Return what the agent said."""
+    return str(result.response.speech["plain"]["speech"])
+
+
+def queue_call(llm_server: ScriptedLLMServer, form: str, name: str, args: dict[str, Any]) -> None:
+    """Queue one tool call in the given form."""
+    if form == "native":
+        llm_server.queue_tool_calls([(name, args)])
+    else:
+        llm_server.queue_json_action(name, args)
+
+
+def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
+    """Return the tool results the agent sent back to the model in one request."""
+    results = []
+    for message in request["messages"]:
+        if message["role"] == "tool":
+            results.append(json.loads(message["content"]))
+        elif message["role"] == "user" and str(message["content"]).startswith("Result of "):
+            results.append(json.loads(message["content"].split(": ", 1)[1]))
+    return results
+
+
+def system_prompt(request: dict[str, Any]) -> str:
+    """Return the system prompt of one request."""
+    assert request["messages"][0]["role"] == "system"
+    return str(request["messages"][0]["content"])
+
+
+async def torrents_in_qbittorrent(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> dict[str, Any]:
+    """Return qBittorrent's torrents by hash."""
+    torrents = await hass.async_add_executor_job(lambda: qbittorrent.api().torrents_info())
+    return {torrent["hash"]: dict(torrent) for torrent in torrents}
+
+
+# --- flow 1: search then pick --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_flow_1_search_then_pick(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    knaben_server: KnabenServer,
+    qbittorrent: QBittorrentInstance,
+    form: str,
+) -> None:
+    entry = setup_integration
+    memory = entry.runtime_data.memory
+    added_events = async_capture_events(hass, EVENT_DOWNLOAD_ADDED)
+
+    # Knaben matches every word: the model searches broadly; ranking puts the wanted resolution first.
+    queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel 2010"})
+    llm_server.queue_text("I found 3 releases of Sintel. The best is the 1080p BluRay.")
+    result = await converse(hass, entry, "Find torrents for Sintel 1080p")
+    assert speech(result) == "I found 3 releases of Sintel. The best is the 1080p BluRay."
+    assert result.response.response_type is intent.IntentResponseType.ACTION_DONE
+
+    found = tool_results(llm_server.requests[1])
+    assert found[0]["status"] == "ok"
+    assert [torrent["index"] for torrent in found[0]["torrents"]] == list(range(1, found[0]["total"] + 1))
+    # The CAM, the release flagged by the virus scan and the dead one are ranked out; 1080p comes first.
+    titles = [torrent["title"] for torrent in found[0]["torrents"]]
+    assert "1080p" in titles[0]
+    assert not any("CAM" in title or "FREE" in title for title in titles)
+    stored = memory.search_results(result.conversation_id)
+    assert [item["title"] for item in stored] == titles
+
+    # Voice starts a new conversation for every request: the latest results are still there.
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 2})
+    llm_server.queue_text("Downloading the second one.")
+    second = await converse(hass, entry, "Download the 2nd one")
+    assert second.conversation_id != result.conversation_id
+    assert speech(second) == "Downloading the second one."
+    # The prompt showed the numbered results.
+    assert f"2. {stored[1]['title']}" in system_prompt(llm_server.requests[2])
+
+    added = tool_results(llm_server.requests[3])[0]
+    assert added["status"] == "ok"
+    wanted_hash = stored[1]["info_hash"]
+    assert added["hash"] == wanted_hash
+    assert wanted_hash in await torrents_in_qbittorrent(hass, qbittorrent)
+    assert memory.active_downloads()[wanted_hash]["source"] == "conversation"
+    assert [event.data["hash"] for event in added_events] == [wanted_hash]
+    assert added_events[0].data["source"] == "conversation"
+    assert llm_server.pending == 0
+
+
+# --- flow 2: folder configuration -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_flow_2_set_download_folder(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    hass_admin_user: User,
+    tmp_path: Path,
+    form: str,
+) -> None:
+    entry = setup_integration
+    media = tmp_path / "media"
+    downloads = media / "downloads"
+    downloads.mkdir(parents=True)
+    hass.config.allowlist_external_dirs = {str(media)}
+
+    queue_call(
+        llm_server, form, "set_path_for_folder", {"folder_name": "download", "path_value": str(downloads)}
+    )
+    llm_server.queue_text(f"Downloads now go to {downloads}.")
+    result = await converse(hass, entry, f"Set the download folder to {downloads}", user=hass_admin_user)
+    assert speech(result) == f"Downloads now go to {downloads}."
+    assert tool_results(llm_server.requests[1]) == [
+        {"status": "ok", "folder_name": "download", "path": str(downloads)}
+    ]
+    assert entry.runtime_data.memory.get_folder("download") == str(downloads)
+    # The next turn's prompt shows the folder.
+    llm_server.queue_text("Your download folder is set.")
+    await converse(hass, entry, "Which folders are set?", user=hass_admin_user)
+    assert f"download = {downloads}" in system_prompt(llm_server.requests[2])
+
+
+# --- flow 3: multi-tool ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_flow_3_download_in_4k(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    qbittorrent: QBittorrentInstance,
+    form: str,
+) -> None:
+    entry = setup_integration
+    memory = entry.runtime_data.memory
+    queue_call(llm_server, form, "find_media_imdb_id", {"media_title": "Sintel"})
+    queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel 2010 2160p"})
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 1})
+    llm_server.queue_text("Sintel (2010) in 4K is downloading.")
+
+    result = await converse(hass, entry, "Download Sintel in 4K")
+    assert speech(result) == "Sintel (2010) in 4K is downloading."
+
+    identified = tool_results(llm_server.requests[1])[0]
+    assert identified == {
+        "status": "ok",
+        "title": "Sintel",
+        "year": 2010,
+        "imdb_id": "tt1727587",
+        "tmdb_id": 45745,
+        "media_type": "movie",
+    }
+    found = tool_results(llm_server.requests[2])[1]
+    assert "2160p" in found["torrents"][0]["title"]
+    added = tool_results(llm_server.requests[3])[2]
+    assert added["status"] == "ok"
+    expected_hash = synthetic_hash("Sintel 2010 2160p")
+    assert added["hash"] == expected_hash
+    assert expected_hash in await torrents_in_qbittorrent(hass, qbittorrent)
+    record = memory.active_downloads()[expected_hash]
+    assert record["media"]["imdb_id"] == "tt1727587"
+    assert record["conversation_id"] == result.conversation_id
+
+
+# --- flow 4: errors ----------------------------------------------------------------------------------------
+
+
+def _six_sintel_releases() -> list[dict[str, Any]]:
+    usable = [hit for hit in movie_hits("Sintel", 2010) if hit["seeders"] and "CAM" not in hit["title"]]
+    usable = [
+        hit
+        for hit in usable
+        if not (isinstance(hit["virusDetection"], float) and hit["virusDetection"] > 0.5)
+    ]
+    extra = []
+    for group in ("ALPHA", "BETA", "GAMMA"):
+        hit = dict(usable[1])
+        hit["title"] = f"Sintel.2010.1080p.BluRay.x264-{group}"
+        hit["hash"] = synthetic_hash(f"Sintel 2010 {group}")
+        hit["magnetUrl"] = None
+        extra.append(hit)
+    return usable + extra
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_flow_4_index_errors_then_success(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    knaben_server: KnabenServer,
+    qbittorrent: QBittorrentInstance,
+    form: str,
+) -> None:
+    entry = setup_integration
+    memory = entry.runtime_data.memory
+
+    # No search yet.
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 5})
+    llm_server.queue_text("There are no search results yet. What should I look for?")
+    result = await converse(hass, entry, "Download the 5th torrent")
+    assert speech(result) == "There are no search results yet. What should I look for?"
+    assert result.continue_conversation
+    error = tool_results(llm_server.requests[1])[0]
+    assert error["status"] == "error"
+    assert error["error"] == "not_found"
+    assert memory.recent_errors()[-1]["error"] == "not_found"
+
+    # Only 3 usable results.
+    queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel"})
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 5})
+    llm_server.queue_text("There are only 3 results.")
+    await converse(hass, entry, "Find Sintel and download the 5th one")
+    too_far = tool_results(llm_server.requests[4])[1]
+    assert too_far == {"status": "error", "error": "not_found", "message": "There are only 3 results."}
+    # The remembered error is in the next prompt.
+    llm_server.queue_text("Sorry about that.")
+    await converse(hass, entry, "What went wrong?")
+    assert "add_torrent_by_index → not_found" in system_prompt(llm_server.requests[5])
+
+    # After a search with more results, the same request works.
+    knaben_server.set_hits(_six_sintel_releases())
+    queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel 2010"})
+    llm_server.queue_text("I found 6 releases.")
+    await converse(hass, entry, "Search Sintel 2010")
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 5})
+    llm_server.queue_text("Downloading the 5th one.")
+    await converse(hass, entry, "Download the 5th torrent")
+    added = tool_results(llm_server.requests[9])[0]
+    assert added["status"] == "ok"
+    assert added["hash"] == memory.search_results(None)[4]["info_hash"]
+    assert added["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
+
+
+# --- flow 5: background events ---------------------------------------------------------------------------
+
+
+class TorrentFileServer:
+    """Serves .torrent files on loopback, as indexes without magnet links do."""
+
+    def __init__(self) -> None:
+        self.files: dict[str, bytes] = {}
+        self.app = web.Application()
+        self.app.router.add_get("/{name}", self._get)
+        self.runner = web.AppRunner(self.app, access_log=None)
+        self.port = 0
+
+    async def _get(self, request: web.Request) -> web.Response:
+        data = self.files.get(request.match_info["name"])
+        if data is None:
+            return web.Response(status=404)
+        return web.Response(body=data, content_type="application/x-bittorrent")
+
+    async def start(self) -> None:
+        await self.runner.setup()
+        site = web.TCPSite(self.runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = int(self.runner.addresses[0][1])
+
+    def url(self, name: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{name}"
+
+
+@pytest.fixture
+async def torrent_files(socket_enabled: None) -> Any:
+    server = TorrentFileServer()
+    await server.start()
+    yield server
+    await server.runner.cleanup()
+
+
+async def _wait_for_unread_events(hass: HomeAssistant, entry: MockConfigEntry) -> list[dict[str, Any]]:
+    """Let the real downloads coordinator poll until it has recorded a completion."""
+    memory = entry.runtime_data.memory
+    for _attempt in range(60):
+        await entry.runtime_data.downloads.async_refresh()
+        if events := memory.unread_events():
+            return events
+        await asyncio.sleep(0.5)
+    pytest.fail("qBittorrent did not complete the local torrent")
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_flow_5_background_event_is_told_once(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    knaben_server: KnabenServer,
+    qbittorrent: QBittorrentInstance,
+    torrent_files: TorrentFileServer,
+    tmp_path: Path,
+    form: str,
+) -> None:
+    entry = setup_integration
+    memory = entry.runtime_data.memory
+    library = tmp_path / "library"
+    local = make_local_torrent(library, "Elephants.Dream.2006.1080p.mkv")
+    torrent_files.files["elephants.torrent"] = local.torrent_bytes
+    # The agent downloads into the configured folder, where the data already is: it completes offline.
+    memory.set_folder("download", str(library))
+    knaben_server.set_hits(
+        [
+            {
+                "title": "Elephants.Dream.2006.1080p.BluRay.x264-PDGROUP",
+                "hash": None,
+                "magnetUrl": None,
+                "link": torrent_files.url("elephants.torrent"),
+                "bytes": 1_200_000_000,
+                "seeders": 25,
+                "peers": 2,
+                "tracker": "Example Tracker",
+                "categoryId": [3001000],
+                "virusDetection": 0,
+                "date": "2021-04-16T10:21:00+00:00",
+            }
+        ]
+    )
+    queue_call(llm_server, form, "find_media_imdb_id", {"media_title": "Elephants Dream", "year": 2006})
+    queue_call(llm_server, form, "find_torrents", {"media_title": "Elephants Dream 2006 1080p"})
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 1})
+    llm_server.queue_text("Elephants Dream is downloading.")
+    await converse(hass, entry, "Download Elephants Dream")
+    added = tool_results(llm_server.requests[3])[2]
+    assert added["status"] == "ok"
+    assert added["hash"] == local.info_hash
+    assert added["save_path"] == str(library)
+
+    events = await _wait_for_unread_events(hass, entry)
+    assert events[0]["type"] == "download_completed"
+    assert events[0]["data"]["hash"] == local.info_hash
+    assert local.info_hash not in memory.active_downloads()
+
+    llm_server.queue_text("Elephants Dream has finished downloading.")
+    news = await converse(hass, entry, "What's new?")
+    assert speech(news) == "Elephants Dream has finished downloading."
+    prompt = system_prompt(llm_server.requests[4])
+    assert "Download finished: Elephants Dream (2006)" in prompt
+    assert memory.unread_events() == []
+
+    llm_server.queue_text("Nothing new.")
+    await converse(hass, entry, "What's new?")
+    assert "Download finished" not in system_prompt(llm_server.requests[5])
