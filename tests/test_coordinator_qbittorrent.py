@@ -362,3 +362,20 @@ async def test_scan_interval_option(
     assert config_entry.runtime_data.downloads.update_interval == timedelta(seconds=2)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert config_entry.state is ConfigEntryState.NOT_LOADED
+
+
+async def test_changed_password_starts_reauth(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry
+) -> None:
+    """qBittorrent restarted with another password: the coordinator asks for new credentials, no traceback."""
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().app_set_preferences(prefs={"web_ui_password": "a-new-password"})
+    )
+    await qbittorrent.stop()
+    qbittorrent._api = None
+    await qbittorrent.start()
+    await poll(hass)
+
+    assert hass.states.get(ACTIVE_DOWNLOADS).state == STATE_UNAVAILABLE
+    flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+    assert [flow["context"]["source"] for flow in flows] == ["reauth"]

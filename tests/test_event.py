@@ -1,0 +1,80 @@
+"""The download event entity: it mirrors this entry's added and completed bus events, and nothing else."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from custom_components.agent_media.const import EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED
+from custom_components.agent_media.downloads import async_add_download
+from homeassistant.const import STATE_UNKNOWN
+from homeassistant.setup import async_setup_component
+
+if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+    from homeassistant.core import HomeAssistant
+
+    from .rig.qbittorrent import QBittorrentInstance
+
+EVENT_ENTITY = "event.agent_media_downloads"
+SYNTHETIC_HASH = "0123456789abcdef0123456789abcdef01234567"
+
+
+@pytest.fixture(autouse=True)
+async def core_components(hass: HomeAssistant) -> None:
+    """The conversation dependency needs Home Assistant's core integration."""
+    assert await async_setup_component(hass, "homeassistant", {})
+
+
+async def test_event_entity_describes_its_event_types(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    state = hass.states.get(EVENT_ENTITY)
+    assert state.state == STATE_UNKNOWN  # nothing happened yet
+    assert state.attributes["event_types"] == ["added", "completed"]
+    assert state.attributes["friendly_name"] == "Agent Media Downloads"
+
+
+async def test_added_download_fires_the_entity(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry
+) -> None:
+    """A magnet the agent adds (no peers: it never gets metadata) is announced at once, without waiting."""
+    added = await async_add_download(
+        hass,
+        setup_integration,
+        magnet=f"magnet:?xt=urn:btih:{SYNTHETIC_HASH}&dn=Big+Buck+Bunny",
+        source="service",
+    )
+    await hass.async_block_till_done()
+
+    state = hass.states.get(EVENT_ENTITY)
+    assert state.attributes["event_type"] == "added"
+    assert state.attributes["hash"] == added.info_hash == SYNTHETIC_HASH
+    assert state.attributes["name"] == "Big Buck Bunny"
+    assert state.attributes["source"] == "service"
+    assert "entry_id" not in state.attributes
+    # The coordinator polled at once: the download already has its entities.
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert SYNTHETIC_HASH in setup_integration.runtime_data.downloads.data.downloads
+
+
+async def test_events_of_other_entries_are_ignored(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    for event_type in (EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED):
+        hass.bus.async_fire(
+            event_type, {"entry_id": "another-entry", "hash": SYNTHETIC_HASH, "name": "Sintel"}
+        )
+    await hass.async_block_till_done()
+    assert hass.states.get(EVENT_ENTITY).state == STATE_UNKNOWN
+
+    hass.bus.async_fire(
+        EVENT_DOWNLOAD_COMPLETED,
+        {"entry_id": setup_integration.entry_id, "hash": SYNTHETIC_HASH, "name": "Sintel", "size": 1},
+    )
+    await hass.async_block_till_done()
+    state = hass.states.get(EVENT_ENTITY)
+    assert state.attributes["event_type"] == "completed"
+    assert state.attributes["size"] == 1
