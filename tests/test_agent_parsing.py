@@ -1,4 +1,4 @@
-"""Reading the model's replies: native tool-call deltas, the JSON-action form, repaired names and arguments."""
+"""Reading the model's replies: native tool-call deltas, the JSON-action form, repaired names and args."""
 
 from __future__ import annotations
 
@@ -88,9 +88,11 @@ def test_reasoning_is_collected() -> None:
          ("find_torrents", {"media_title": "Sintel"}, "")),
         ('```json\n{"action": {"name": "list_folder", "args": {"folder_name": "movie"}}}\n```',
          ("list_folder", {"folder_name": "movie"}, "")),
-        ('Let me look. {"action": {"name": "find_media_imdb_id", "arguments": "{\\"media_title\\": \\"Sintel\\"}"}}',
+        (('Let me look. {"action": {"name": "find_media_imdb_id", '
+         '"arguments": "{\\"media_title\\": \\"Sintel\\"}"}}'),
          ("find_media_imdb_id", {"media_title": "Sintel"}, "Let me look.")),
-        ('{"note": 1} {"action": {"name": "get_torrent_by_index"}}', ("get_torrent_by_index", {}, '{"note": 1}')),
+        ('{"note": 1} {"action": {"name": "get_torrent_by_index"}}',
+         ("get_torrent_by_index", {}, '{"note": 1}')),
         ('{"action": {"name": "find_torrents", "args": [1, 2]}}', ("find_torrents", [1, 2], "")),
         ('{"action": "find_torrents"}', None),
         ("{broken", None),

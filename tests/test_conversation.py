@@ -8,23 +8,24 @@ from __future__ import annotations
 
 import asyncio
 import json
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from aiohttp import web
 import pytest
+from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
 from homeassistant.components import conversation
 from homeassistant.core import Context
-from homeassistant.helpers import entity_registry as er, intent
+from homeassistant.helpers import chat_session, entity_registry as er, intent
 from homeassistant.setup import async_setup_component
-from pytest_homeassistant_custom_component.common import async_capture_events
 
 from .rig.knaben_server import movie_hits, synthetic_hash
 from .rig.torrents import make_local_torrent
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pytest_homeassistant_custom_component.common import MockConfigEntry
 
     from homeassistant.auth.models import User
@@ -106,11 +107,11 @@ async def torrents_in_qbittorrent(hass: HomeAssistant, qbittorrent: QBittorrentI
     return {torrent["hash"]: dict(torrent) for torrent in torrents}
 
 
-# --- flow 1: search then pick --------------------------------------------------------------------------------
+# --- flow 1: search then pick -------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_1_search_then_pick(
+async def test_flow_1_search_then_pick(  # noqa: PLR0917 - pytest fixtures
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -159,11 +160,11 @@ async def test_flow_1_search_then_pick(
     assert llm_server.pending == 0
 
 
-# --- flow 2: folder configuration -----------------------------------------------------------------------
+# --- flow 2: folder configuration ---------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_2_set_download_folder(
+async def test_flow_2_set_download_folder(  # noqa: PLR0917 - pytest fixtures
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -193,7 +194,7 @@ async def test_flow_2_set_download_folder(
     assert f"download = {downloads}" in system_prompt(llm_server.requests[2])
 
 
-# --- flow 3: multi-tool ----------------------------------------------------------------------------------
+# --- flow 3: multi-tool -------------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("form", FORMS)
@@ -235,7 +236,7 @@ async def test_flow_3_download_in_4k(
     assert record["conversation_id"] == result.conversation_id
 
 
-# --- flow 4: errors ----------------------------------------------------------------------------------------
+# --- flow 4: errors -----------------------------------------------------------------------------------------
 
 
 def _six_sintel_releases() -> list[dict[str, Any]]:
@@ -256,7 +257,7 @@ def _six_sintel_releases() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_4_index_errors_then_success(
+async def test_flow_4_index_errors_then_success(  # noqa: PLR0917 - pytest fixtures
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -304,7 +305,7 @@ async def test_flow_4_index_errors_then_success(
     assert added["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
 
 
-# --- flow 5: background events ---------------------------------------------------------------------------
+# --- flow 5: background events ------------------------------------------------------------------------------
 
 
 class TorrentFileServer:
@@ -353,7 +354,7 @@ async def _wait_for_unread_events(hass: HomeAssistant, entry: MockConfigEntry) -
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_5_background_event_is_told_once(
+async def test_flow_5_background_event_is_told_once(  # noqa: PLR0917 - pytest fixtures
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -412,3 +413,26 @@ async def test_flow_5_background_event_is_told_once(
     llm_server.queue_text("Nothing new.")
     await converse(hass, entry, "What's new?")
     assert "Download finished" not in system_prompt(llm_server.requests[5])
+
+
+# --- streaming ---------------------------------------------------------------------------------------------
+
+
+async def test_text_streams_and_json_actions_never_leak(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: ScriptedLLMServer
+) -> None:
+    deltas: list[dict[str, Any]] = []
+    llm_server.queue_json_action("find_media_imdb_id", {"media_title": "Sintel"})
+    llm_server.queue_text("Sintel is a 2010 short film by the Blender Foundation.")
+    # A pipeline listens to the chat log's deltas like this, and speaks them as they come.
+    with (
+        chat_session.async_get_chat_session(hass) as session,
+        conversation.async_get_chat_log(
+            hass, session, chat_log_delta_listener=lambda _log, d: deltas.append(d)
+        ),
+    ):
+        result = await converse(hass, setup_integration, "What is Sintel?", session.conversation_id)
+    text = [delta["content"] for delta in deltas if delta.get("content")]
+    assert len(text) > 1
+    assert "".join(text) == speech(result) == "Sintel is a 2010 short film by the Blender Foundation."
+    assert not any("action" in piece for piece in text)

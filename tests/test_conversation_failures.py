@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -42,7 +41,8 @@ async def test_llm_refuses_the_key_starts_reauth(
     result = await converse(hass, setup_integration, "Find Sintel")
     assert_spoken_error(
         result,
-        "The language model refused the API key. Please sign in again in the Agent Media integration settings.",
+        "The language model refused the API key. "
+        "Please sign in again in the Agent Media integration settings.",
     )
     await hass.async_block_till_done()
     flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
@@ -187,7 +187,7 @@ async def test_model_without_tool_support_switches_to_json_actions(
     ("kind", "code"),
     [("500", "cannot_connect"), ("html", "bad_response"), ("401", "invalid_auth"), ("429", "rate_limited")],
 )
-async def test_tmdb_failures_are_explained(
+async def test_tmdb_failures_are_explained(  # noqa: PLR0917 - pytest fixtures
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -209,7 +209,7 @@ async def test_tmdb_failures_are_explained(
 
 
 @pytest.mark.parametrize(("kind", "code"), [("500", "cannot_connect"), ("html", "bad_response")])
-async def test_knaben_failures_are_explained(
+async def test_knaben_failures_are_explained(  # noqa: PLR0917 - pytest fixtures
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,

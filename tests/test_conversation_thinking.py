@@ -51,7 +51,9 @@ class ThinkingServer:
             return web.json_response(
                 {
                     "error": {
-                        "message": "The reasoning_content in the thinking mode must be passed back to the API.",
+                        "message": (
+                            "The reasoning_content in the thinking mode must be passed back to the API."
+                        ),
                         "type": "invalid_request_error",
                     }
                 },
