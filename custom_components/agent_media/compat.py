@@ -95,3 +95,11 @@ def conversation_input_fields() -> dict[str, Any]:
     from homeassistant.components.conversation import ConversationInput  # noqa: PLC0415 - keep imports light
 
     return {"satellite_id": None} if "satellite_id" in ConversationInput.__dataclass_fields__ else {}
+
+
+def several_llm_apis_per_agent() -> bool:
+    """Return whether an agent can use several LLM APIs at once (HA ≥ 2025.5, where `llm.MergedAPI` exists).
+
+    On HA 2025.4 an agent picks one API, so Agent Media also offers Assist and its tools as a single API.
+    """
+    return hasattr(llm, "MergedAPI")
