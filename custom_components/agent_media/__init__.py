@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from homeassistant.const import Platform
-from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
+from homeassistant.helpers import config_validation as cv
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 
@@ -32,9 +34,24 @@ from .const import (
 )
 from .coordinator import DownloadsCoordinator, async_remove_downloads_store
 from .data import AgentMediaConfigEntry, AgentMediaData
+from .http import async_register_http_views
+from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory
+from .services import async_setup_services
 
+if TYPE_CHECKING:
+    from homeassistant.core import HomeAssistant
+    from homeassistant.helpers.typing import ConfigType
+
+CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.EVENT, Platform.SENSOR]
+
+
+async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:  # noqa: ARG001 - HA's signature
+    """Register the actions and the OpenAI-compatible endpoint, once for every entry."""
+    async_setup_services(hass)
+    async_register_http_views(hass)
+    return True
 
 
 def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
@@ -98,6 +115,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         memory=memory,
         downloads=downloads,
     )
+    entry.async_on_unload(async_register_llm_apis(hass, entry))
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
     return True  # HA 2025.4 requires a bool here
