@@ -1,0 +1,358 @@
+"""Benchmark: the agent's own cost per turn, the size of what it sends the model, and its storage writes.
+
+Runs a real Home Assistant (the test harness's, in this process) with Agent Media set up against the rig: the
+scripted LLM, TMDB and Knaben servers run in a child process (so their work is not counted here) and answer at
+once; qBittorrent is the real qbittorrent-nox. Turns go through `conversation.async_converse`.
+
+Reported:
+- CPU ms per turn in Home Assistant's process (median, p95) for flow 1 (search, then "download the 2nd one")
+  and flow 3 (identify, search, add in one turn): our code plus Home Assistant's conversation plumbing and the
+  HTTP clients; and, from a profile, the part spent in Agent Media's own functions alone;
+- system prompt + tool schemas, in tokens (characters / 4), after 0, 10 and 200 turns with 50 stored results,
+  and the whole request (with history) beside it;
+- how many times the memory Store is written during 100 quick turns, and after the save delay.
+
+    python bench/agent.py                 # 50 repetitions of each flow
+    python bench/agent.py --repeat 10
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+from pathlib import Path
+import pstats
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+from unittest.mock import patch
+
+import aiohttp
+from aiohttp import web
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from pytest_homeassistant_custom_component.common import (  # noqa: E402
+    MockConfigEntry,
+    async_test_home_assistant,
+)
+
+from custom_components.agent_media.const import (  # noqa: E402
+    CONF_KNABEN_URL,
+    CONF_LLM_API_KEY,
+    CONF_LLM_BASE_URL,
+    CONF_LLM_MODEL,
+    CONF_QBITTORRENT_PASSWORD,
+    CONF_QBITTORRENT_URL,
+    CONF_QBITTORRENT_USERNAME,
+    CONF_TMDB_API_KEY,
+    CONF_TMDB_URL,
+    DOMAIN,
+    storage_key,
+)
+from homeassistant import loader  # noqa: E402
+from homeassistant.components import conversation  # noqa: E402
+from homeassistant.core import Context, HomeAssistant  # noqa: E402
+from homeassistant.helpers.storage import Store  # noqa: E402
+from homeassistant.setup import async_setup_component  # noqa: E402
+from tests.rig.knaben_server import KnabenServer  # noqa: E402
+from tests.rig.llm_server import ScriptedLLMServer  # noqa: E402
+from tests.rig.qbittorrent import start_instance  # noqa: E402
+from tests.rig.tmdb_server import TMDBServer  # noqa: E402
+
+OWN_CODE = str(ROOT / "custom_components" / "agent_media")
+
+
+# --- the child process: the rig's servers plus a control endpoint -------------------------------------------
+
+
+async def serve() -> None:
+    """Run the scripted servers; POST /queue queues LLM replies, GET /last returns the last LLM request."""
+    llm, tmdb, knaben = ScriptedLLMServer(), TMDBServer(), KnabenServer()
+    for server in (llm, tmdb, knaben):
+        await server.start()
+
+    async def queue(request: web.Request) -> web.Response:
+        for reply in await request.json():
+            if "text" in reply:
+                llm.queue_text(reply["text"])
+            else:
+                llm.queue_tool_calls([(name, args) for name, args in reply["tool_calls"]])
+        return web.json_response({"pending": llm.pending})
+
+    async def last(_request: web.Request) -> web.Response:
+        return web.json_response(llm.requests[-1] if llm.requests else {})
+
+    control = web.Application()
+    control.router.add_post("/queue", queue)
+    control.router.add_get("/last", last)
+    runner = web.AppRunner(control, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    urls = {
+        "control": f"http://127.0.0.1:{runner.addresses[0][1]}",
+        "llm": llm.base_url,
+        "llm_key": llm.api_key,
+        "llm_model": llm.model,
+        "tmdb": tmdb.base_url,
+        "tmdb_key": tmdb.api_key,
+        "knaben": knaben.base_url,
+    }
+    print(json.dumps(urls), flush=True)
+    await asyncio.Event().wait()
+
+
+# --- the parent: Home Assistant and the measurements --------------------------------------------------------
+
+
+class Rig:
+    """The child process and a client for its control endpoint."""
+
+    def __init__(self, process: asyncio.subprocess.Process, urls: dict[str, str]) -> None:
+        self.process = process
+        self.urls = urls
+        self.session = aiohttp.ClientSession()
+
+    @classmethod
+    async def start(cls) -> Rig:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, __file__, "--serve", stdout=asyncio.subprocess.PIPE, cwd=str(ROOT)
+        )
+        assert process.stdout is not None
+        line = await process.stdout.readline()
+        return cls(process, json.loads(line))
+
+    async def queue(self, *replies: dict[str, Any]) -> None:
+        async with self.session.post(f"{self.urls['control']}/queue", json=list(replies)) as response:
+            response.raise_for_status()
+
+    async def last_request(self) -> dict[str, Any]:
+        async with self.session.get(f"{self.urls['control']}/last") as response:
+            result: dict[str, Any] = await response.json()
+            return result
+
+    async def close(self) -> None:
+        await self.session.close()
+        self.process.terminate()
+        await self.process.wait()
+
+
+def call(name: str, **args: Any) -> dict[str, Any]:
+    return {"tool_calls": [[name, args]]}
+
+
+def text(reply: str) -> dict[str, Any]:
+    return {"text": reply}
+
+
+async def converse(hass: HomeAssistant, message: str, conversation_id: str | None = None) -> str | None:
+    result = await conversation.async_converse(
+        hass, message, conversation_id, Context(), language="en", agent_id=f"conversation.{DOMAIN}"
+    )
+    return result.conversation_id
+
+
+class TurnMeter:
+    """CPU and wall time per turn; separately, a profile of Agent Media's own functions."""
+
+    def __init__(self) -> None:
+        self.cpu_ms: list[float] = []
+        self.wall_ms: list[float] = []
+        self.profile = cProfile.Profile()
+        self.profiled_turns = 0
+
+    async def measure(self, hass: HomeAssistant, message: str, *, profile: bool) -> None:
+        if profile:  # the profiler slows everything down: its turns are not timed
+            self.profile.enable()
+            await converse(hass, message)
+            self.profile.disable()
+            self.profiled_turns += 1
+            return
+        cpu, wall = time.process_time(), time.perf_counter()
+        await converse(hass, message)
+        self.cpu_ms.append((time.process_time() - cpu) * 1000)
+        self.wall_ms.append((time.perf_counter() - wall) * 1000)
+
+    def own_ms_per_turn(self) -> float:
+        """Time inside Agent Media's functions (not the libraries they call), per turn, under the profiler."""
+        stats = pstats.Stats(self.profile)
+        own = sum(
+            row[2]  # tottime
+            for (filename, _line, _name), row in stats.stats.items()  # type: ignore[attr-defined]
+            if filename.startswith(OWN_CODE)
+        )
+        return own * 1000 / max(self.profiled_turns, 1)
+
+
+def where_the_time_goes(meter: TurnMeter) -> str:
+    """Profiled time per turn by package, the largest first (the event loop's thread only)."""
+    groups: dict[str, float] = {}
+    for (filename, _line, _name), row in pstats.Stats(meter.profile).stats.items():  # type: ignore[attr-defined]
+        if filename.startswith(OWN_CODE):
+            group = "agent_media"
+        elif "site-packages/" in filename:
+            group = filename.split("site-packages/", 1)[1].split("/", 1)[0]
+        else:
+            group = (
+                "python"
+                if filename.startswith(("/usr", "/root/.pyenv", "<")) or "/lib/python3" in filename
+                else filename
+            )
+        groups[group] = groups.get(group, 0.0) + row[2]
+    top = sorted(groups.items(), key=lambda item: -item[1])[:8]
+    return ", ".join(f"{name} {seconds * 1000 / max(meter.profiled_turns, 1):.1f}" for name, seconds in top)
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+
+
+def report(label: str, meter: TurnMeter) -> None:
+    print(
+        f"{label}: CPU in HA's process per turn median {statistics.median(meter.cpu_ms):.1f} ms, "
+        f"p95 {p95(meter.cpu_ms):.1f} ms; wall median {statistics.median(meter.wall_ms):.1f} ms, "
+        f"p95 {p95(meter.wall_ms):.1f} ms ({len(meter.cpu_ms)} turns); inside Agent Media's own functions "
+        f"{meter.own_ms_per_turn():.2f} ms per turn (profiled, {meter.profiled_turns} turns)"
+    )
+
+
+def tokens(characters: int) -> int:
+    return round(characters / 4)
+
+
+async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
+    """System prompt + tools after 0, 10 and 200 turns of one conversation, with 50 stored results."""
+    memory = entry.runtime_data.memory
+    results = [
+        {"title": f"Sintel.2010.{n:02d}.1080p.BluRay.x264-GROUP", "size": 8_790_000_000, "seeders": 300 - n}
+        for n in range(50)
+    ]
+    memory.clear()
+    memory.store_search_results(None, "Sintel 2010", results)
+    conversation_id = "bench-prompt"
+    done = 0
+    for target in (0, 10, 200):
+        while done < target:
+            await rig.queue(text(f"Answer number {done} about Sintel, the 2010 short film."))
+            await converse(hass, f"Question number {done}: tell me about Sintel again.", conversation_id)
+            done += 1
+        await rig.queue(text("Here it is."))
+        await converse(hass, "What did you find?", conversation_id)
+        request = await rig.last_request()
+        system = len(request["messages"][0]["content"])
+        tools = len(json.dumps(request.get("tools", [])))
+        whole = len(json.dumps(request["messages"])) + tools
+        print(
+            f"after {target:>3} turns: system prompt + tools {tokens(system + tools)} tokens "
+            f"(system {tokens(system)}, tools {tokens(tools)}); whole request {tokens(whole)} tokens, "
+            f"{len(request['messages'])} messages"
+        )
+
+
+async def store_writes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
+    """Count the memory Store's writes during 100 quick turns, then after the save delay."""
+    key = storage_key(entry.entry_id)
+    writes: list[float] = []
+    original = Store._async_write_data  # noqa: SLF001
+
+    async def counting(store: Store[Any], *args: Any) -> None:
+        if store.key == key:
+            writes.append(time.perf_counter())
+        await original(store, *args)
+
+    with patch.object(Store, "_async_write_data", counting):
+        started = time.perf_counter()
+        for turn in range(100):
+            await rig.queue(
+                call("get_torrent_by_index", index=1 + turn % 3), text("It is the 1080p release.")
+            )
+            await converse(hass, f"What is result {1 + turn % 3}?")
+        during = len(writes)
+        elapsed = time.perf_counter() - started
+        await asyncio.sleep(11)  # memory's SAVE_DELAY is 10 s
+        print(
+            f"store writes: {during} during 100 turns ({elapsed:.1f} s), {len(writes)} after the save delay"
+        )
+
+
+async def run(repeat: int) -> None:
+    rig = await Rig.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        qbittorrent = await start_instance(Path(tmp))
+        try:
+            async with async_test_home_assistant(config_dir=tmp) as hass:
+                hass.data.pop(loader.DATA_CUSTOM_COMPONENTS)
+                assert await async_setup_component(hass, "homeassistant", {})
+                entry = MockConfigEntry(
+                    domain=DOMAIN,
+                    title="Agent Media",
+                    data={
+                        CONF_LLM_BASE_URL: rig.urls["llm"],
+                        CONF_LLM_API_KEY: rig.urls["llm_key"],
+                        CONF_LLM_MODEL: rig.urls["llm_model"],
+                        CONF_QBITTORRENT_URL: qbittorrent.url,
+                        CONF_QBITTORRENT_USERNAME: qbittorrent.username,
+                        CONF_QBITTORRENT_PASSWORD: qbittorrent.password,
+                        CONF_TMDB_API_KEY: rig.urls["tmdb_key"],
+                    },
+                    options={CONF_KNABEN_URL: rig.urls["knaben"], CONF_TMDB_URL: rig.urls["tmdb"]},
+                )
+                entry.add_to_hass(hass)
+                assert await hass.config_entries.async_setup(entry.entry_id)
+
+                flow_1, flow_3 = TurnMeter(), TurnMeter()
+                warm_up, profiled = 2, max(5, repeat // 5)
+                for round_number in range(warm_up + repeat + profiled):
+                    if round_number == warm_up:
+                        flow_1, flow_3 = TurnMeter(), TurnMeter()
+                    profile = round_number >= warm_up + repeat
+                    await rig.queue(
+                        call("find_torrents", media_title="Sintel 2010"), text("Found 3 releases.")
+                    )
+                    await flow_1.measure(hass, "Find torrents for Sintel 1080p", profile=profile)
+                    await rig.queue(
+                        call("add_torrent_by_index", index=2), text("Downloading the second one.")
+                    )
+                    await flow_1.measure(hass, "Download the 2nd one", profile=profile)
+                    await rig.queue(
+                        call("find_media_imdb_id", media_title="Tears of Steel"),
+                        call("find_torrents", media_title="Tears of Steel 2012 2160p"),
+                        call("add_torrent_by_index", index=1),
+                        text("Tears of Steel in 4K is downloading."),
+                    )
+                    await flow_3.measure(hass, "Download Tears of Steel in 4K", profile=profile)
+                report("flow 1 (search, then pick)", flow_1)
+                report("flow 3 (identify, search, add)", flow_3)
+                print(f"flow 3, profiled ms per turn by package: {where_the_time_goes(flow_3)}")
+
+                await prompt_sizes(hass, rig, entry)
+                await store_writes(hass, rig, entry)
+                assert await hass.config_entries.async_unload(entry.entry_id)
+                await hass.async_stop()
+        finally:
+            await qbittorrent.stop()
+            await rig.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--repeat", type=int, default=50, help="repetitions of each flow (default 50)")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(serve())
+    else:
+        asyncio.run(run(args.repeat))
+
+
+if __name__ == "__main__":
+    main()
