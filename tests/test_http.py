@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from http import HTTPStatus
 import json
 from typing import TYPE_CHECKING, Any
@@ -161,7 +163,7 @@ async def test_streamed_completion(
     assert text == "Elephants Dream is available in 1080p and 720p."
     content_chunks = [chunk for chunk in chunks if chunk["choices"][0]["delta"].get("content")]
     assert len(content_chunks) > 1  # streamed as the model produced it, not sent whole at the end
-    assert {chunk["conversation_id"] for chunk in chunks} == {"chat-7"}
+    assert chunks[-1]["conversation_id"] == "chat-7"
     assert setup_integration.runtime_data.memory.search("chat-7")["query"] == "Elephants Dream 2006"
 
 
@@ -196,3 +198,29 @@ async def test_bad_requests(
     response = await client.post(COMPLETIONS, json={"model": "gpt-4o", "messages": [user("Find Sintel")]})
     assert response.status == HTTPStatus.NOT_FOUND
     assert (await response.json())["error"]["code"] == "model_not_found"
+
+
+async def test_the_turn_completes_when_the_client_hangs_up(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    hass_client: ClientSessionGenerator,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    llm_server.queue_delay(0.3)
+    llm_server.queue_text("Sintel is on its way.")
+    client = await hass_client()
+    request = asyncio.ensure_future(
+        client.post(
+            COMPLETIONS,
+            json={"messages": [user("Download Sintel")], "stream": True, "conversation_id": "gone"},
+        )
+    )
+    while not llm_server.requests:  # the agent has asked the model
+        await asyncio.sleep(0.01)
+    request.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await request
+
+    await hass.async_block_till_done()
+    messages = setup_integration.runtime_data.memory.conversation_messages("gone")
+    assert messages[-1] == {"role": "assistant", "content": "Sintel is on its way."}

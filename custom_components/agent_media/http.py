@@ -32,6 +32,8 @@ from homeassistant.util.ulid import ulid_now
 from .const import DOMAIN, LOGGER
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from homeassistant.auth.models import User
 
     from .data import AgentMediaConfigEntry
@@ -176,9 +178,10 @@ class ChatCompletionsView(HomeAssistantView):
                 error_type="invalid_request_error",
                 code="model_not_found",
             )
-        _entry, entity_id = agent
+        entry, entity_id = agent
         turn = _Turn(
             hass,
+            entry,
             text=texts[-1],
             conversation_id=conversation_id_for(request, body, user, texts[0]),
             context=Context(user_id=user.id),
@@ -187,7 +190,8 @@ class ChatCompletionsView(HomeAssistantView):
         if body.get("stream") is True:
             return await turn.async_stream(request)
         try:
-            result = await turn.async_converse()
+            # Shielded: a client that hangs up does not cut the agent's turn (and its memory) short.
+            result = await asyncio.shield(turn.start())
         except Exception:  # noqa: BLE001 - the client gets an error in OpenAI's shape, never a bare 500
             LOGGER.exception("The agent failed to answer a chat completion")
             return _error(HTTPStatus.INTERNAL_SERVER_ERROR, "The agent failed.", error_type="server_error")
@@ -198,9 +202,17 @@ class _Turn:
     """One request: the agent's answer, as a chat completion or a stream of chunks."""
 
     def __init__(
-        self, hass: HomeAssistant, *, text: str, conversation_id: str, context: Context, agent_id: str
+        self,
+        hass: HomeAssistant,
+        entry: AgentMediaConfigEntry,
+        *,
+        text: str,
+        conversation_id: str,
+        context: Context,
+        agent_id: str,
     ) -> None:
         self.hass = hass
+        self.entry = entry
         self.text = text
         self.conversation_id = conversation_id
         self.context = context
@@ -208,7 +220,29 @@ class _Turn:
         self.completion_id = f"chatcmpl-{ulid_now()}"
         self.created = int(dt_util.utcnow().timestamp())
 
-    async def async_converse(self) -> conversation.ConversationResult:
+    def start(
+        self, delta_listener: Callable[[conversation.ChatLog, dict[str, Any]], None] | None = None
+    ) -> asyncio.Task[conversation.ConversationResult]:
+        """Run the agent's turn in a task of its own, which finishes even if the client goes away."""
+        return self.entry.async_create_task(
+            self.hass, self._async_converse(delta_listener), f"{DOMAIN} chat completion"
+        )
+
+    async def _async_converse(
+        self, delta_listener: Callable[[conversation.ChatLog, dict[str, Any]], None] | None
+    ) -> conversation.ConversationResult:
+        if delta_listener is None:
+            return await self._async_agent_turn()
+        # Opened here with the listener, the session and chat log are the ones the agent's own call reuses
+        # (through context variables), so the listener sees every delta of the turn.
+        with (
+            chat_session.async_get_chat_session(self.hass, self.conversation_id) as session,
+            conversation.async_get_chat_log(self.hass, session, chat_log_delta_listener=delta_listener),
+        ):
+            self.conversation_id = session.conversation_id
+            return await self._async_agent_turn()
+
+    async def _async_agent_turn(self) -> conversation.ConversationResult:
         return await conversation.async_converse(
             self.hass,
             self.text,
@@ -236,14 +270,15 @@ class _Turn:
         }
 
     def chunk(self, delta: dict[str, Any], finish_reason: str | None = None) -> bytes:
-        data = {
+        data: dict[str, Any] = {
             "id": self.completion_id,
             "object": "chat.completion.chunk",
             "created": self.created,
             "model": self.agent_id,
-            "conversation_id": self.conversation_id,
             "choices": [{"index": 0, "delta": delta, "finish_reason": finish_reason}],
         }
+        if finish_reason is not None:  # known for sure once the turn is over
+            data["conversation_id"] = self.conversation_id
         return f"data: {json_dumps(data)}\n\n".encode()
 
     async def async_stream(self, request: web.Request) -> web.StreamResponse:
@@ -267,33 +302,26 @@ class _Turn:
                 pieces.put_nowait(content)
 
         writer = _Writer(response)
-        # The agent's own chat log call reuses this one (same session, via context variables), so the
-        # listener sees every delta; the task created here inherits those context variables.
-        with (
-            chat_session.async_get_chat_session(self.hass, self.conversation_id) as session,
-            conversation.async_get_chat_log(self.hass, session, chat_log_delta_listener=on_delta),
-        ):
-            self.conversation_id = session.conversation_id
-            await writer.write(self.chunk({"role": "assistant", "content": ""}))
-            task = self.hass.async_create_task(self.async_converse(), "agent_media chat completion")
-            task.add_done_callback(lambda _task: pieces.put_nowait(None))
-            while True:
-                try:
-                    async with asyncio.timeout(KEEPALIVE_SECONDS):
-                        piece = await pieces.get()
-                except TimeoutError:
-                    await writer.write(b": keep-alive\n\n")
-                    continue
-                if piece is None:
-                    break
-                await writer.write(self.chunk({"content": sent.add(piece)}))
+        await writer.write(self.chunk({"role": "assistant", "content": ""}))
+        task = self.start(on_delta)
+        task.add_done_callback(lambda _task: pieces.put_nowait(None))
+        while True:
             try:
-                result = task.result()
-            except Exception:  # noqa: BLE001 - reported in the stream, never a bare 500
-                LOGGER.exception("The agent failed to answer a streamed chat completion")
-                speech = "The agent failed."
-            else:
-                speech = _speech(result)
+                async with asyncio.timeout(KEEPALIVE_SECONDS):
+                    piece = await pieces.get()
+            except TimeoutError:
+                await writer.write(b": keep-alive\n\n")
+                continue
+            if piece is None:
+                break
+            await writer.write(self.chunk({"content": sent.add(piece)}))
+        try:
+            result = task.result()
+        except Exception:  # noqa: BLE001 - reported in the stream, never a bare 500
+            LOGGER.exception("The agent failed to answer a streamed chat completion")
+            speech = "The agent failed."
+        else:
+            speech = _speech(result)
         if remainder := sent.missing(speech):
             await writer.write(self.chunk({"content": remainder}))
         await writer.write(self.chunk({}, "stop"))
