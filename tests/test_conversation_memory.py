@@ -133,3 +133,21 @@ async def test_prompt_stays_bounded(hass: HomeAssistant, setup_integration: Mock
             sizes.append(len(build_memory_view(memory, "c", "en").text))
     assert sizes[0] <= sizes[1] == sizes[2]
     assert sizes[2] < 3000
+
+
+async def test_memory_is_removed_with_the_entry(
+    hass: HomeAssistant,
+    hass_storage: dict[str, Any],
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    entry = setup_integration
+    queue_call(llm_server, "native", "find_torrents", {"media_title": "Nosferatu 1922"})
+    llm_server.queue_text("Found Nosferatu.")
+    await converse(hass, entry, "Find Nosferatu")
+    assert await hass.config_entries.async_unload(entry.entry_id)
+    assert hass_storage[storage_key(entry.entry_id)]["data"]["searches"]  # unloading wrote it
+
+    assert await hass.config_entries.async_remove(entry.entry_id)
+    await hass.async_block_till_done()
+    assert storage_key(entry.entry_id) not in hass_storage

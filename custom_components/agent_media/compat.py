@@ -90,13 +90,6 @@ async def async_provide_llm_data(
         await chat_log.async_update_llm_data(domain, user_input, None, prompt)
 
 
-def conversation_input_fields() -> dict[str, Any]:
-    """Extra fields `ConversationInput` requires on this HA version (`satellite_id` from 2025.12)."""
-    from homeassistant.components.conversation import ConversationInput  # noqa: PLC0415 - keep imports light
-
-    return {"satellite_id": None} if "satellite_id" in ConversationInput.__dataclass_fields__ else {}
-
-
 def several_llm_apis_per_agent() -> bool:
     """Return whether an agent can use several LLM APIs at once (HA ≥ 2025.5, where `llm.MergedAPI` exists).
 
