@@ -64,6 +64,8 @@ async def test_diagnostics_hold_no_secret(
     assert diagnostics["memory"]["errors"] == {"not_found": 1}
     assert diagnostics["memory"]["events"] == {"download_completed": 1}
     assert diagnostics["memory"]["unread_events"] == 1
+    assert diagnostics["downloads"]["last_update_success"] is True
+    assert diagnostics["downloads"]["torrents"] == 0
 
 
 async def test_diagnostics_of_an_unloaded_entry(

@@ -98,4 +98,18 @@ async def async_get_config_entry_diagnostics(
     runtime = entry.runtime_data
     diagnostics["llm_model"] = runtime.llm.model
     diagnostics["memory"] = _memory_summary(runtime.memory.as_dict())
+    coordinator = runtime.downloads
+    downloads = coordinator.data
+    diagnostics["downloads"] = {
+        "last_update_success": coordinator.last_update_success,
+        "update_interval": coordinator.update_interval.total_seconds()
+        if coordinator.update_interval
+        else None,
+        # Counts only: torrent names say what the household downloads.
+        "torrents": downloads.torrents if downloads else None,
+        "active_downloads": downloads.active_downloads if downloads else None,
+        "queued_downloads": downloads.queued_downloads if downloads else None,
+        "stalled_downloads": downloads.stalled_downloads if downloads else None,
+        "download_entities": len(downloads.downloads) if downloads else None,
+    }
     return diagnostics
