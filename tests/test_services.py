@@ -19,6 +19,7 @@ from custom_components.agent_media.const import CONF_LLM_BASE_URL, DOMAIN, EVENT
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError, Unauthorized
+from homeassistant.helpers.service import async_get_all_descriptions
 from homeassistant.util.yaml import load_yaml_dict
 
 from .rig._server import HTML_PAGE, LoopbackServer
@@ -580,6 +581,16 @@ async def test_actions_work_without_a_reachable_language_model(
     assert added["hash"] in await torrents(hass, qbittorrent)
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
+
+
+async def test_actions_are_described(hass: HomeAssistant, setup_integration: MockConfigEntry) -> None:
+    """services.yaml passes Home Assistant's own validation (an invalid file is dropped with a warning)."""
+    descriptions = (await async_get_all_descriptions(hass))[DOMAIN]
+
+    assert set(descriptions) == {service for service, *_ in services._SERVICES}
+    assert set(descriptions["download"]["fields"]) == {"config_entry_id", "index", "magnet", "url", "folder"}
+    entry_selector = descriptions["search"]["fields"]["config_entry_id"]["selector"]
+    assert entry_selector == {"config_entry": {"integration": DOMAIN}}
 
 
 def test_every_error_of_the_actions_is_translated() -> None:
