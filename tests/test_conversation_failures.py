@@ -149,7 +149,7 @@ async def test_malformed_native_arguments(
     result = await converse(hass, setup_integration, "Find Sintel")
     assert speech(result) == "Let me try again later."
     assert tool_results(llm_server.requests[1]) == [
-        {"status": "error", "error": "bad_args", "message": "The arguments are not valid JSON."}
+        {"status": "error", "error": "bad_args", "message": "The arguments must be a JSON object."}
     ]
     # The model sees the call exactly as it made it.
     call = llm_server.requests[1]["messages"][2]["tool_calls"][0]

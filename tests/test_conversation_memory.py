@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_test_home_assistant
 
 from custom_components.agent_media.agent.prompt import build_memory_view
 from custom_components.agent_media.const import DOMAIN, storage_key
+from custom_components.agent_media.memory import AgentMediaMemory
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.core import Context
@@ -16,6 +18,8 @@ from homeassistant.setup import async_setup_component
 from .test_conversation import converse, core_components, queue_call, speech, system_prompt, tool_results
 
 if TYPE_CHECKING:
+    from freezegun.api import FrozenDateTimeFactory
+
     from homeassistant.core import HomeAssistant
 
     from .rig.llm_server import ScriptedLLMServer
@@ -151,3 +155,12 @@ async def test_memory_is_removed_with_the_entry(
     assert await hass.config_entries.async_remove(entry.entry_id)
     await hass.async_block_till_done()
     assert storage_key(entry.entry_id) not in hass_storage
+
+
+async def test_old_problems_leave_the_prompt(hass: HomeAssistant, freezer: FrozenDateTimeFactory) -> None:
+    memory = AgentMediaMemory(hass, "prompt_entry")
+    await memory.async_load()
+    memory.add_error("add_torrent_by_index", "not_found", "There are only 3 results.")
+    assert "Last problem: add_torrent_by_index → not_found" in build_memory_view(memory, None, "en").text
+    freezer.tick(timedelta(minutes=16))
+    assert "Last problem" not in build_memory_view(memory, None, "en").text

@@ -8,10 +8,10 @@ from custom_components.agent_media import compat
 from custom_components.agent_media.agent.agent import MediaAgent
 from custom_components.agent_media.agent.prompt import INSTRUCTIONS
 from custom_components.agent_media.const import CONF_PROMPT, DOMAIN
+from custom_components.agent_media.entity import service_device_info
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.helpers import intent
-from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 
 if TYPE_CHECKING:
     from custom_components.agent_media.data import AgentMediaConfigEntry
@@ -43,13 +43,9 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
         self.entry = entry
         self.agent = MediaAgent(hass, entry)
         self._attr_unique_id = entry.entry_id
-        self._attr_device_info = DeviceInfo(
-            identifiers={(DOMAIN, entry.entry_id)},
-            name=entry.title,
-            manufacturer="Agent Media",
-            model=entry.runtime_data.llm.model,
-            entry_type=DeviceEntryType.SERVICE,
-        )
+        device = service_device_info(entry)  # the entry's device, shared with the download entities
+        device["model"] = entry.runtime_data.llm.model
+        self._attr_device_info = device
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:

@@ -133,6 +133,8 @@ class ReplyParser:
         if (action := parse_json_action(self._held)) is None:
             return self._held, tool_calls
         name, args, rest = action
+        if not isinstance(args, dict):
+            args = {INVALID_JSON_ARGUMENTS: dumps(args)[:500]}
         return rest, [*tool_calls, _tool_input(name, args, "")]
 
 

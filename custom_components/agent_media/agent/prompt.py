@@ -8,10 +8,12 @@ memory grows.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 import json
 from typing import TYPE_CHECKING, Any, Final
 
 from custom_components.agent_media.agent.tools import MEDIA_ENTITY, human_size
+from homeassistant.util import dt as dt_util
 
 if TYPE_CHECKING:
     from custom_components.agent_media.agent.tools import AgentMediaTool
@@ -24,6 +26,7 @@ PROMPT_FOLDERS: Final = 12
 PROMPT_TITLE_CHARS: Final = 90
 PROMPT_PATH_CHARS: Final = 120
 ERROR_MESSAGE_CHARS: Final = 140
+RECENT_ERROR_AGE: Final = timedelta(minutes=15)  # older problems are history, not context
 
 # Rendered by Home Assistant as a template (with the user's extra instructions): no Jinja syntax here.
 INSTRUCTIONS: Final = """You are Agent Media, a voice assistant that finds films and TV shows and downloads \
@@ -66,10 +69,16 @@ def _event_line(event: dict[str, Any]) -> str:
     return f"- {_clip(event.get('type', 'event'), 40)}: {_clip(what, PROMPT_TITLE_CHARS)}."
 
 
+def _is_recent(timestamp: Any, now: datetime) -> bool:
+    moment = dt_util.parse_datetime(timestamp) if isinstance(timestamp, str) else None
+    return moment is not None and now - moment <= RECENT_ERROR_AGE
+
+
 def build_memory_view(
     memory: AgentMediaMemory, conversation_id: str | None, language: str | None
 ) -> PromptView:
     """Return the memory part of the system prompt for this turn."""
+    now = dt_util.utcnow()
     lines: list[str] = []
     if language:
         lines.append(f"The user's language is {language} unless they write in another one.")
@@ -120,7 +129,7 @@ def build_memory_view(
             lines.append(f"- and {len(events) - PROMPT_EVENTS} more finished downloads.")
         view.shown_event_ids = [event["id"] for event in events]
 
-    if errors := memory.recent_errors():
+    if (errors := memory.recent_errors()) and _is_recent(errors[-1].get("at"), now):
         last = errors[-1]
         lines.append(
             f"Last problem: {last['action']} → {last['error']}: {_clip(last['message'], ERROR_MESSAGE_CHARS)}"

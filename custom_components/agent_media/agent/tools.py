@@ -214,7 +214,7 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
     if tool is None:
         return error(UNKNOWN_TOOL, f"There is no tool {name!r}.", tool=name, tools=sorted(tools))
     if isinstance(raw_args, dict) and INVALID_JSON_ARGUMENTS in raw_args:
-        return error(BAD_ARGS, "The arguments are not valid JSON.")
+        return error(BAD_ARGS, "The arguments must be a JSON object.")
     try:
         args: dict[str, Any] = tool.parameters(raw_args if raw_args is not None else {})
     except vol.Invalid as err:
