@@ -436,3 +436,19 @@ async def test_text_streams_and_json_actions_never_leak(
     assert len(text) > 1
     assert "".join(text) == speech(result) == "Sintel is a 2010 short film by the Blender Foundation."
     assert not any("action" in piece for piece in text)
+
+
+async def test_answers_in_the_users_language(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: ScriptedLLMServer
+) -> None:
+    llm_server.queue_text("Sintel est un court métrage de 2010.")
+    result = await converse(hass, setup_integration, "Qu'est-ce que Sintel ?", language="fr")
+    assert speech(result) == "Sintel est un court métrage de 2010."
+    assert result.response.language == "fr"
+    assert "The user's language is fr" in system_prompt(llm_server.requests[0])
+    assert setup_integration.runtime_data.memory.language() == "fr"
+    # Explanations written without the model come from the translations; English when there is no French.
+    for _attempt in range(2):
+        llm_server.queue_error(503)
+    failed = await converse(hass, setup_integration, "Et Tears of Steel ?", language="fr")
+    assert speech(failed).startswith("I can't reach the language model right now")
