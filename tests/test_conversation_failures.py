@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from aiohttp import web
 import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.clients.llm import LLMClient
-from custom_components.agent_media.const import CONF_MAX_TOOL_ITERATIONS, DOMAIN
+from custom_components.agent_media.const import CONF_LLM_BASE_URL, CONF_MAX_TOOL_ITERATIONS, DOMAIN
 from homeassistant.config_entries import SOURCE_REAUTH
 from homeassistant.helpers import intent
 from homeassistant.helpers.httpx_client import get_async_client
@@ -15,8 +17,6 @@ from homeassistant.helpers.httpx_client import get_async_client
 from .test_conversation import converse, core_components, queue_call, speech, system_prompt, tool_results
 
 if TYPE_CHECKING:
-    from pytest_homeassistant_custom_component.common import MockConfigEntry
-
     from homeassistant.core import HomeAssistant
 
     from .rig.knaben_server import KnabenServer
@@ -248,3 +248,37 @@ async def test_qbittorrent_down_is_explained(
         "qbittorrent",
     )
     assert setup_integration.runtime_data.memory.active_downloads() == {}
+
+
+async def test_unreadable_stream_is_explained(
+    hass: HomeAssistant,
+    socket_enabled: None,
+    entry_data: dict[str, Any],
+    entry_options: dict[str, Any],
+) -> None:
+    # A server that answers 200 but streams something that is not JSON.
+    async def garbage(_request: web.Request) -> web.Response:
+        return web.Response(
+            body=b"data: {not json at all\n\ndata: [DONE]\n\n", content_type="text/event-stream"
+        )
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", garbage)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    try:
+        entry = MockConfigEntry(
+            domain=DOMAIN,
+            title="Agent Media",
+            data={**entry_data, CONF_LLM_BASE_URL: f"http://127.0.0.1:{runner.addresses[0][1]}/v1"},
+            options=entry_options,
+        )
+        entry.add_to_hass(hass)
+        assert await hass.config_entries.async_setup(entry.entry_id)
+        result = await converse(hass, entry, "Find Sintel")
+        assert_spoken_error(result, "The language model sent an answer I could not read. Please try again.")
+        assert await hass.config_entries.async_unload(entry.entry_id)
+    finally:
+        await runner.cleanup()
