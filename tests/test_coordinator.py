@@ -280,6 +280,14 @@ def test_download_candidates_put_the_agent_first_then_the_newest() -> None:
     assert tracker.download_candidates((), limit=10) == {HASH_B, HASH_C, "1" * 40}
     assert tracker.data({HASH_C, "9" * 40}).downloads.keys() == {HASH_C}
 
+    # The choice is remembered between idle polls and made again when torrents change.
+    tracker.apply({"rid": 2})
+    assert tracker.download_candidates((), limit=2) == {HASH_C, "1" * 40}
+    tracker.apply({"rid": 3, "torrents": {"3" * 40: torrent(added_on=600)}})
+    assert tracker.download_candidates((), limit=2) == {"3" * 40, "1" * 40}
+    tracker.apply({"rid": 4, "torrents": {"3" * 40: {"progress": 1, "amount_left": 0, "state": "stalledUP"}}})
+    assert tracker.download_candidates((), limit=2) == {HASH_C, "1" * 40}
+
 
 def test_completion_payload() -> None:
     record = {

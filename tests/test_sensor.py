@@ -12,6 +12,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.agent_media import coordinator as coordinator_module
+from custom_components.agent_media.compat import async_get_entry_device
 from custom_components.agent_media.const import DOMAIN, DOWNLOAD_ENTITY_GRACE, IDLE_SCAN_INTERVAL
 from custom_components.agent_media.coordinator import DownloadState
 from homeassistant.const import STATE_UNKNOWN
@@ -80,7 +81,9 @@ def download_entity_id(hass: HomeAssistant, entry: MockConfigEntry, info_hash: s
 
 
 def download_device(hass: HomeAssistant, entry: MockConfigEntry, info_hash: str) -> dr.DeviceEntry | None:
-    return dr.async_get(hass).async_get_device(identifiers={(DOMAIN, f"{entry.entry_id}_{info_hash}")})
+    return async_get_entry_device(
+        dr.async_get(hass), (DOMAIN, f"{entry.entry_id}_{info_hash}"), entry.entry_id
+    )
 
 
 async def test_aggregate_and_download_sensors(
@@ -114,7 +117,7 @@ async def test_aggregate_and_download_sensors(
     device = download_device(hass, entry, waiting.info_hash)
     assert device is not None
     assert device.name == "Sintel.2010.mkv"
-    service = dr.async_get(hass).async_get_device(identifiers={(DOMAIN, entry.entry_id)})
+    service = async_get_entry_device(dr.async_get(hass), (DOMAIN, entry.entry_id), entry.entry_id)
     assert device.via_device_id == service.id
     entity_ids = {key: download_entity_id(hass, entry, waiting.info_hash, key) for key in DOWNLOAD_KEYS}
     assert {er.async_get(hass).async_get(entity_id).device_id for entity_id in entity_ids.values()} == {
@@ -206,9 +209,12 @@ async def test_device_follows_the_download_name(
             torrent_hash=info_hash, new_torrent_name="Elephants Dream 2006"
         )
     )
-    await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["name"] == "Elephants Dream 2006")
-    await poll(hass)
-    assert download_device(hass, entry, info_hash).name == "Elephants Dream 2006"
+    # qBittorrent 5 puts the new name in its sync answers at its next refresh, a little after torrents/info.
+    deadline = time.monotonic() + 10
+    while download_device(hass, entry, info_hash).name != "Elephants Dream 2006":
+        assert time.monotonic() < deadline, "the device kept its old name"
+        await asyncio.sleep(0.1)
+        await poll(hass)
 
 
 async def test_entities_are_capped_and_the_agent_downloads_come_first(
@@ -253,5 +259,7 @@ async def test_stale_download_devices_are_removed_at_setup(
     assert await hass.config_entries.async_setup(config_entry.entry_id)
     await hass.async_block_till_done()
     assert registry.async_get(stale.id) is None
-    assert registry.async_get_device(identifiers={(DOMAIN, config_entry.entry_id)}) is not None
+    assert (
+        async_get_entry_device(registry, (DOMAIN, config_entry.entry_id), config_entry.entry_id) is not None
+    )
     assert await hass.config_entries.async_unload(config_entry.entry_id)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
-from homeassistant.helpers import llm
+from homeassistant.helpers import device_registry as dr, llm
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -96,3 +96,35 @@ def several_llm_apis_per_agent() -> bool:
     On HA 2025.4 an agent picks one API, so Agent Media also offers Assist and its tools as a single API.
     """
     return hasattr(llm, "MergedAPI")
+
+
+def async_get_entry_device(
+    registry: dr.DeviceRegistry, identifier: tuple[str, str], config_entry_id: str
+) -> dr.DeviceEntry | None:
+    """Return the entry's device with this identifier.
+
+    Newer HA (2026.10) has `async_get_device_by_identifier` and reports `async_get_device` as deprecated (an
+    error in tests); HA 2025.4 has only `async_get_device`.
+    """
+    by_identifier = getattr(registry, "async_get_device_by_identifier", None)
+    if by_identifier is not None:
+        return cast("dr.DeviceEntry | None", by_identifier(identifier, config_entry_id))
+    return registry.async_get_device(identifiers={identifier})
+
+
+def with_parent_device(
+    registry: dr.DeviceRegistry,
+    device_info: dr.DeviceInfo,
+    parent_identifier: tuple[str, str],
+    config_entry_id: str,
+) -> dr.DeviceInfo:
+    """Link a device to its parent device, which must already be registered.
+
+    Newer HA (2026.10) takes `via_device_id` (the parent's registry id) and reports `via_device` as
+    deprecated; HA 2025.4 knows only `via_device` (the parent's identifier).
+    """
+    if "via_device_id" not in dr.DeviceInfo.__optional_keys__:
+        return cast("dr.DeviceInfo", {**device_info, "via_device": parent_identifier})
+    if (parent := async_get_entry_device(registry, parent_identifier, config_entry_id)) is None:
+        return device_info
+    return cast("dr.DeviceInfo", {**device_info, "via_device_id": parent.id})

@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 from functools import partial
 import heapq
+import time
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import CALLBACK_TYPE, Event, HassJob, HomeAssistant, callback
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
 DOWNLOADS_STORE_VERSION: Final = 1
 DOWNLOADS_STORE_SAVE_DELAY: Final = 2.0  # seconds; short, a lost write could announce a completion twice
 BACKGROUND_EVENT_COMPLETED: Final = "download_completed"
+# qBittorrent 4.x rebuilds its whole torrent list even to answer with a small delta (bench/downloads.py: about
+# 0.3 s of its CPU per poll at 5,000 torrents), so a poll may take at most 1/20 of the interval.
+POLL_TIME_SHARE: Final = 20
 
 # Only these torrent fields are kept: less memory and less merging for libraries of thousands of torrents.
 # Deltas carry changed fields only, so filtering them keeps the kept fields exact.
@@ -177,6 +181,8 @@ class TorrentTracker:
         self.active: set[str] = set()
         self.queued: set[str] = set()
         self.stalled: set[str] = set()
+        self._generation = 0  # bumped by every answer that changes a torrent
+        self._candidates: tuple[tuple[int, frozenset[str], int], set[str]] | None = None
 
     def apply(self, maindata: Mapping[str, Any], *, expected: Collection[str] = ()) -> list[str]:
         """Merge one ``sync/maindata`` answer; return the hashes that completed with it.
@@ -202,6 +208,8 @@ class TorrentTracker:
         for info_hash in list(gone):
             self._forget(info_hash)
         self.server_state.update(server_state)
+        if changes or gone:
+            self._generation += 1
 
         completed: list[str] = []
         for info_hash, delta in changes.items():
@@ -265,7 +273,13 @@ class TorrentTracker:
         self.stalled.discard(info_hash)
 
     def download_candidates(self, agent_hashes: Collection[str], limit: int) -> set[str]:
-        """Return the downloads that deserve entities: the agent's unfinished ones, then the newest active."""
+        """Return the downloads that deserve entities: the agent's unfinished ones, then the newest active.
+
+        Remembered between polls that change nothing (choosing among thousands of active torrents costs ms).
+        """
+        key = (self._generation, frozenset(agent_hashes), limit)
+        if self._candidates is not None and self._candidates[0] == key:
+            return set(self._candidates[1])
         agents = {h for h in agent_hashes if h in self.torrents and h not in self.complete}
         others = self.active - agents
 
@@ -275,7 +289,9 @@ class TorrentTracker:
             return set(heapq.nlargest(max(count, 0), candidates, key=self._added_on))
 
         agents = newest(agents, limit)
-        return agents | newest(others, limit - len(agents))
+        chosen = agents | newest(others, limit - len(agents))
+        self._candidates = (key, chosen)
+        return set(chosen)
 
     def _added_on(self, info_hash: str) -> float:
         return _number(self.torrents[info_hash].get("added_on"))
@@ -402,6 +418,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         """Fetch the changes since the last poll and merge them."""
         if self.data is not None:
             self.release_deferred_events()
+        started = time.monotonic()
         try:
             maindata = await self.client.async_sync_maindata(self._tracker.rid)
         except InvalidAuthError as err:
@@ -436,7 +453,13 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self._save_pending = True
             self._store.async_delay_save(self._data_to_save, DOWNLOADS_STORE_SAVE_DELAY)
 
-        self.update_interval = self._busy_interval if self._tracker.active else self._idle_interval
+        if self._tracker.active:
+            took = time.monotonic() - started
+            self.update_interval = min(
+                max(self._busy_interval, timedelta(seconds=took * POLL_TIME_SHARE)), self._idle_interval
+            )
+        else:
+            self.update_interval = self._idle_interval
         return self._build_data()
 
     @callback

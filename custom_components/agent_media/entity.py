@@ -9,6 +9,7 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.device_registry import DeviceEntryType, DeviceInfo
 from homeassistant.helpers.update_coordinator import CoordinatorEntity
 
+from .compat import with_parent_device
 from .const import DOMAIN
 from .coordinator import DownloadsCoordinator, DownloadView
 
@@ -26,6 +27,12 @@ def service_device_info(entry: AgentMediaConfigEntry) -> DeviceInfo:
     )
 
 
+@callback
+def async_register_service_device(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+    """Register the service device now, so that download devices can name it as their parent."""
+    dr.async_get(hass).async_get_or_create(config_entry_id=entry.entry_id, **service_device_info(entry))
+
+
 def download_device_id(entry_id: str, info_hash: str) -> str:
     """Return the device identifier of one download."""
     return f"{entry_id}_{info_hash}"
@@ -39,7 +46,7 @@ def async_remove_download_devices(hass: HomeAssistant, entry: AgentMediaConfigEn
     for device in dr.async_entries_for_config_entry(registry, entry.entry_id):
         for domain, identifier in device.identifiers:
             if domain == DOMAIN and identifier.startswith(prefix) and identifier[len(prefix) :] not in keep:
-                registry.async_update_device(device.id, remove_config_entry_id=entry.entry_id)
+                registry.async_remove_device(device.id)  # its entities go with it
                 break
 
 
@@ -67,13 +74,17 @@ class DownloadEntity(CoordinatorEntity[DownloadsCoordinator]):
         entry = coordinator.config_entry
         self.info_hash = download.info_hash
         self._attr_unique_id = f"{entry.entry_id}_{download.info_hash}_{key}"
-        self._attr_device_info = DeviceInfo(
-            identifiers={(DOMAIN, download_device_id(entry.entry_id, download.info_hash))},
-            entry_type=DeviceEntryType.SERVICE,
-            name=download.name,
-            manufacturer="qBittorrent",
-            via_device=(DOMAIN, entry.entry_id),
-            configuration_url=coordinator.client.url,
+        self._attr_device_info = with_parent_device(
+            dr.async_get(coordinator.hass),
+            DeviceInfo(
+                identifiers={(DOMAIN, download_device_id(entry.entry_id, download.info_hash))},
+                entry_type=DeviceEntryType.SERVICE,
+                name=download.name,
+                manufacturer="qBittorrent",
+                configuration_url=coordinator.client.url,
+            ),
+            (DOMAIN, entry.entry_id),
+            entry.entry_id,
         )
 
     @property

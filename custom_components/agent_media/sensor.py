@@ -15,9 +15,16 @@ from homeassistant.const import PERCENTAGE, UnitOfDataRate, UnitOfInformation, U
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import device_registry as dr
 
+from .compat import async_get_entry_device
 from .const import DOMAIN
 from .coordinator import DownloadsCoordinator, DownloadsData, DownloadState, DownloadView
-from .entity import AgentMediaEntity, DownloadEntity, async_remove_download_devices, download_device_id
+from .entity import (
+    AgentMediaEntity,
+    DownloadEntity,
+    async_register_service_device,
+    async_remove_download_devices,
+    download_device_id,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -129,6 +136,7 @@ async def async_setup_entry(
 ) -> None:
     """Add the aggregate sensors, then follow downloads as they come and go."""
     coordinator = entry.runtime_data.downloads
+    async_register_service_device(hass, entry)
     async_add_entities(DownloadsSensor(coordinator, description) for description in AGGREGATE_SENSORS)
 
     shown: dict[str, str] = {}  # hash → device name, of downloads that have entities
@@ -170,10 +178,8 @@ def _async_rename_devices(
         if download is None or download.name == name:
             continue
         shown[info_hash] = download.name
-        device = registry.async_get_device(
-            identifiers={(DOMAIN, download_device_id(entry.entry_id, info_hash))}
-        )
-        if device is not None:
+        identifier = (DOMAIN, download_device_id(entry.entry_id, info_hash))
+        if (device := async_get_entry_device(registry, identifier, entry.entry_id)) is not None:
             registry.async_update_device(device.id, name=download.name)
 
 
