@@ -9,8 +9,8 @@ prints their requirements so pip can install them under HA's own constraints.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
+import sys
 
 import homeassistant.components
 

@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
 
-from homeassistant import config_entries
-from homeassistant.core import HomeAssistant
-from homeassistant.data_entry_flow import FlowResultType
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -27,11 +24,17 @@ from custom_components.agent_media.const import (
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
 )
+from homeassistant import config_entries
+from homeassistant.data_entry_flow import FlowResultType
+
+if TYPE_CHECKING:
+    from homeassistant.core import HomeAssistant
 
 
 @pytest.fixture(autouse=True)
 def _core(core_setup: None) -> None:
     """Every test here sets up entries, which need Home Assistant's core integration."""
+
 
 DATA_KEYS = {
     CONF_LLM_BASE_URL,
@@ -108,7 +111,7 @@ async def test_full_flow_creates_entry_with_contract_keys(
         CONF_TMDB_URL: tmdb_server.base_url,
         CONF_KNABEN_URL: knaben_server.base_url,
     }
-    assert result["title"] == "Agent Media (127.0.0.1)"
+    assert result["title"] == "Agent Media"
 
 
 @pytest.mark.parametrize(

@@ -111,7 +111,7 @@ async def torrents_in_qbittorrent(hass: HomeAssistant, qbittorrent: QBittorrentI
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_1_search_then_pick(  # noqa: PLR0917 - pytest fixtures
+async def test_flow_1_search_then_pick(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -164,7 +164,7 @@ async def test_flow_1_search_then_pick(  # noqa: PLR0917 - pytest fixtures
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_2_set_download_folder(  # noqa: PLR0917 - pytest fixtures
+async def test_flow_2_set_download_folder(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -257,7 +257,7 @@ def _six_sintel_releases() -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_4_index_errors_then_success(  # noqa: PLR0917 - pytest fixtures
+async def test_flow_4_index_errors_then_success(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -354,7 +354,7 @@ async def _wait_for_unread_events(hass: HomeAssistant, entry: MockConfigEntry) -
 
 
 @pytest.mark.parametrize("form", FORMS)
-async def test_flow_5_background_event_is_told_once(  # noqa: PLR0917 - pytest fixtures
+async def test_flow_5_background_event_is_told_once(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,

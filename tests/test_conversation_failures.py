@@ -187,7 +187,7 @@ async def test_model_without_tool_support_switches_to_json_actions(
     ("kind", "code"),
     [("500", "cannot_connect"), ("html", "bad_response"), ("401", "invalid_auth"), ("429", "rate_limited")],
 )
-async def test_tmdb_failures_are_explained(  # noqa: PLR0917 - pytest fixtures
+async def test_tmdb_failures_are_explained(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,
@@ -209,7 +209,7 @@ async def test_tmdb_failures_are_explained(  # noqa: PLR0917 - pytest fixtures
 
 
 @pytest.mark.parametrize(("kind", "code"), [("500", "cannot_connect"), ("html", "bad_response")])
-async def test_knaben_failures_are_explained(  # noqa: PLR0917 - pytest fixtures
+async def test_knaben_failures_are_explained(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     llm_server: ScriptedLLMServer,

@@ -51,7 +51,7 @@ async def test_memory_survives_an_entry_reload(
     assert tool_results(llm_server.requests[3])[0]["hash"] == wanted
 
 
-async def test_memory_survives_a_restart(  # noqa: PLR0917 - pytest fixtures
+async def test_memory_survives_a_restart(
     hass: HomeAssistant,
     hass_storage: dict[str, Any],
     entry_data: dict[str, Any],

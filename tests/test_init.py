@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import socket
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
-from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, CONF_QBITTORRENT_URL, DOMAIN
+from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
+
+if TYPE_CHECKING:
+    from homeassistant.core import HomeAssistant
 
 
 @pytest.fixture(autouse=True)

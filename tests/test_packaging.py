@@ -1,4 +1,4 @@
-"""What HACS and Home Assistant require of the package, and that every translation key the code uses exists."""
+"""What HACS and Home Assistant require of the package; every translation key the code uses exists."""
 
 from __future__ import annotations
 
@@ -82,9 +82,11 @@ def test_every_translation_key_used_in_code_exists() -> None:
     missing: list[str] = []
     for path in source_files():
         text = path.read_text(encoding="utf-8")
-        for key in re.findall(r'translation_key\s*=\s*"([^"]+)"', text):
-            if not any(k == key or k.endswith(f".{key}") for k in known):
-                missing.append(f"{path.name}: {key}")
+        missing.extend(
+            f"{path.name}: {key}"
+            for key in re.findall(r'translation_key\s*=\s*"([^"]+)"', text)
+            if not any(k == key or k.endswith(f".{key}") for k in known)
+        )
     assert not missing, missing
 
 
@@ -103,6 +105,6 @@ def test_quality_scale_marks_every_rule() -> None:
     text = (PACKAGE / "quality_scale.yaml").read_text(encoding="utf-8")
     rules = re.findall(r"^  ([a-z-]+):", text, flags=re.MULTILINE)
     assert len(rules) >= 52
-    for rule in ("config-flow", "runtime-data", "test-before-setup", "reauthentication-flow", "strict-typing"):
-        assert rule in rules
+    expected = ("config-flow", "runtime-data", "test-before-setup", "reauthentication-flow", "strict-typing")
+    assert set(expected) <= set(rules)
     assert "status: exempt" not in text or "comment:" in text

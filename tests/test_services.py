@@ -205,7 +205,7 @@ async def test_download_magnet(
     assert response["hash"] in await torrents(hass, qbittorrent)
 
 
-async def test_download_url_fetches_the_torrent_file(  # noqa: PLR0917 - pytest fixtures
+async def test_download_url_fetches_the_torrent_file(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     qbittorrent: QBittorrentInstance,
@@ -259,7 +259,7 @@ async def test_download_into_a_configured_folder(
         ({"magnet": SYNTHETIC_MAGNET, "folder": "cartoons"}, "unknown_folder"),
     ],
 )
-async def test_download_refusals_add_nothing(  # noqa: PLR0917 - pytest fixtures
+async def test_download_refusals_add_nothing(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     qbittorrent: QBittorrentInstance,
@@ -356,7 +356,7 @@ async def test_set_folder(hass: HomeAssistant, setup_integration: MockConfigEntr
         ("My Films!", "{allowed}/movies", "invalid_folder_name"),
     ],
 )
-async def test_set_folder_refusals_change_nothing(  # noqa: PLR0917 - pytest fixtures
+async def test_set_folder_refusals_change_nothing(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     allowed_dir: Path,
@@ -453,7 +453,7 @@ async def wait_for_state(
 
 def _wait_for_deletion(path: Path) -> None:
     """qBittorrent deletes files right after answering; wait a little (not a timing assertion)."""
-    import time  # noqa: PLC0415
+    import time  # noqa: PLC0415 - only this helper sleeps
 
     for _attempt in range(100):
         if not path.exists():

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import voluptuous as vol
+from yarl import URL
 
 from homeassistant.config_entries import ConfigFlow, ConfigFlowResult, OptionsFlow
 from homeassistant.core import HomeAssistant, callback
@@ -22,8 +24,6 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
     TextSelectorType,
 )
-import voluptuous as vol
-from yarl import URL
 
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
@@ -61,7 +61,11 @@ from .const import (
     LLM_PROVIDER_URLS,
     LOGGER,
 )
-from .data import AgentMediaConfigEntry
+
+if TYPE_CHECKING:
+    from collections.abc import Awaitable, Mapping
+
+    from .data import AgentMediaConfigEntry
 
 CONF_PROVIDER = "provider"
 DEFAULT_QBITTORRENT_URL = "http://localhost:8080"
@@ -184,9 +188,7 @@ def _llm_schema(defaults: Mapping[str, Any]) -> vol.Schema:
                 CONF_LLM_BASE_URL, description={"suggested_value": defaults.get(CONF_LLM_BASE_URL)}
             ): URL_SELECTOR,
             vol.Optional(CONF_LLM_API_KEY, default=""): PASSWORD,
-            vol.Optional(
-                CONF_LLM_MODEL, description={"suggested_value": defaults.get(CONF_LLM_MODEL)}
-            ): str,
+            vol.Optional(CONF_LLM_MODEL, description={"suggested_value": defaults.get(CONF_LLM_MODEL)}): str,
         }
     )
 
@@ -251,7 +253,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
 
     @staticmethod
     @callback
-    def async_get_options_flow(config_entry: AgentMediaConfigEntry) -> AgentMediaOptionsFlow:
+    def async_get_options_flow(config_entry: AgentMediaConfigEntry) -> AgentMediaOptionsFlow:  # noqa: ARG004
         """Return the options flow."""
         return AgentMediaOptionsFlow()
 
@@ -301,7 +303,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
             if not errors:
                 self._data[CONF_TMDB_API_KEY] = user_input[CONF_TMDB_API_KEY]
                 return self.async_create_entry(
-                    title=f"Agent Media ({URL(self._data[CONF_QBITTORRENT_URL]).host})",
+                    title="Agent Media",
                     data=self._data,
                     options={
                         CONF_TMDB_URL: user_input[CONF_TMDB_URL],
@@ -310,7 +312,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                 )
         return self.async_show_form(step_id="tmdb", data_schema=_tmdb_schema(user_input or {}), errors=errors)
 
-    async def async_step_reauth(self, entry_data: Mapping[str, Any]) -> ConfigFlowResult:
+    async def async_step_reauth(self, entry_data: Mapping[str, Any]) -> ConfigFlowResult:  # noqa: ARG002
         """Credentials were refused: ask for new ones."""
         return await self.async_step_reauth_confirm()
 
@@ -363,9 +365,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                     vol.Optional(CONF_LLM_API_KEY, default=""): PASSWORD,
                     vol.Required(CONF_LLM_MODEL, default=current[CONF_LLM_MODEL]): str,
                     vol.Required(CONF_QBITTORRENT_URL, default=current[CONF_QBITTORRENT_URL]): URL_SELECTOR,
-                    vol.Required(
-                        CONF_QBITTORRENT_USERNAME, default=current[CONF_QBITTORRENT_USERNAME]
-                    ): str,
+                    vol.Required(CONF_QBITTORRENT_USERNAME, default=current[CONF_QBITTORRENT_USERNAME]): str,
                     vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
                     vol.Required(
                         CONF_QBITTORRENT_VERIFY_SSL, default=current[CONF_QBITTORRENT_VERIFY_SSL]
