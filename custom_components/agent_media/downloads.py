@@ -1,7 +1,16 @@
 """The one way to add a download: used by the agent's tools and by the actions.
 
-Adding a download picks the save path (a configured folder, else qBittorrent's default), adds the torrent,
-records it in memory as an active download and fires `agent_media_download_added`.
+Adding a download picks the save path (a configured folder, else qBittorrent's default), adds the torrent
+without letting it download, checks its file list, records it in memory as an active download and fires
+`agent_media_download_added`.
+
+Safety before download: a .torrent is added paused, so its file list is there at once. A magnet is added
+with qBittorrent's stop condition "metadata received": it fetches the file list and stops before any data
+(a paused magnet would never fetch it). The turn waits for the list only briefly (`METADATA_WAIT`); a
+torrent holding programs, scripts or shortcuts is removed and refused (`DangerousTorrentError`), a clean
+one is started. When a magnet's metadata is slower, the download is recorded as waiting and a background
+task finishes the check when the list arrives; until then (and if Home Assistant restarts meanwhile) the
+torrent stays stopped by its stop condition, so nothing unchecked ever downloads.
 """
 
 from __future__ import annotations
@@ -9,6 +18,7 @@ from __future__ import annotations
 import asyncio
 from http import HTTPStatus
 from pathlib import PurePath
+import time
 from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
@@ -17,7 +27,9 @@ from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.util import dt as dt_util
 
 from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
-from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, SEARCH_TIMEOUT
+from .clients.qbittorrent import info_hash_from_magnet, torrent_file_identity
+from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
+from .safety import dangerous_files, describe_dangerous
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -34,6 +46,28 @@ TORRENT_TAG: Final = DOMAIN
 TORRENT_URL_SERVICE: Final = "torrent link"
 MAX_TORRENT_FILE_BYTES: Final = 10 * 1024 * 1024
 MEDIA_KEYS: Final = ("title", "year", "imdb_id", "tmdb_id", "media_type")
+
+SAFETY_SERVICE: Final = "safety check"
+# What the record's "safety" says about the file list.
+SAFETY_CHECKED: Final = "checked"
+SAFETY_WAITING: Final = "waiting_for_metadata"
+SAFETY_EXISTING: Final = "already_in_qbittorrent"  # someone else's torrent: left as it is
+BACKGROUND_EVENT_REFUSED: Final = "download_refused"
+FILE_LIST_WAIT: Final = 5.0  # seconds; a .torrent's files are listed as soon as qBittorrent has it
+METADATA_WAIT: Final = 2.0  # seconds a turn waits for a magnet's metadata before checking in the background
+FILE_LIST_POLL: Final = 0.2
+METADATA_WATCH: Final = 6 * 3600.0  # seconds the background check waits for metadata, at most
+METADATA_WATCH_MAX_POLL: Final = 60.0
+
+
+class DangerousTorrentError(RequestRejectedError):
+    """The torrent holds files no film or show needs (programs, scripts, shortcuts); it was removed."""
+
+    def __init__(self, name: str, files: list[str]) -> None:
+        """Keep the torrent's name and its dangerous files."""
+        super().__init__(SAFETY_SERVICE, f"{name} holds dangerous files: {describe_dangerous(files)}")
+        self.name = name
+        self.files = files
 
 
 class UnknownFolderError(ValueError):
@@ -103,8 +137,10 @@ async def async_add_download(
 ) -> AddedTorrent:
     """Add a magnet link, a .torrent file's bytes, or an http(s) link to a .torrent, to qBittorrent.
 
-    Raises `UnknownFolderError`, `ValueError` (not exactly one source) and the client errors of
-    `clients/errors.py`; nothing is recorded when adding fails.
+    Raises `UnknownFolderError`, `ValueError` (not exactly one source), `DangerousTorrentError` (a
+    `RequestRejectedError`: the torrent held dangerous files and was removed) and the client errors of
+    `clients/errors.py`; nothing is recorded when adding fails. A torrent qBittorrent already had is left
+    as it is (not checked, not started). The record's "safety" tells whether the file list was checked.
     """
     if sum(value is not None for value in (magnet, torrent_file, url)) > 1:
         raise ValueError("give only one of magnet, torrent_file and url")
@@ -113,22 +149,17 @@ async def async_add_download(
     if url is not None and not url.lower().startswith("magnet:"):
         torrent_file = await async_fetch_torrent_file(hass, url)
     link = magnet or url
-    if torrent_file is not None:
-        added = await data.qbittorrent.async_add_torrent_file(
-            torrent_file, save_path=save_path, tags=(TORRENT_TAG,)
-        )
-    elif link is not None:
-        added = await data.qbittorrent.async_add_magnet(link, save_path=save_path, tags=(TORRENT_TAG,))
-    else:
-        raise ValueError("give a magnet, a torrent_file or a url")
+    qbittorrent = data.qbittorrent
+    added, safety = await _async_add_checked(qbittorrent, link, torrent_file, save_path)
     if save_path is None:
-        save_path = await _async_default_save_path(data.qbittorrent, added.info_hash)
+        save_path = await _async_default_save_path(qbittorrent, added.info_hash)
 
     record: dict[str, Any] = {
         "name": added.name,
         "save_path": save_path,
         "source": source,
         "added_at": dt_util.utcnow().isoformat(),
+        "safety": safety,
     }
     if media:
         record["media"] = {key: media.get(key) for key in MEDIA_KEYS}
@@ -146,4 +177,113 @@ async def async_add_download(
             "source": source,
         },
     )
+    if safety == SAFETY_WAITING:
+        entry.async_create_background_task(
+            hass, async_finish_safety_check(entry, added), f"{DOMAIN} safety check {added.info_hash}"
+        )
     return added
+
+
+async def _async_add_checked(
+    qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None, save_path: str | None
+) -> tuple[AddedTorrent, str]:
+    """Add without downloading, check the file list when it comes in time, start; return the safety state."""
+    existed = await _async_already_present(qbittorrent, link, torrent_file)
+    if torrent_file is not None:
+        added = await qbittorrent.async_add_torrent_file(
+            torrent_file, save_path=save_path, tags=(TORRENT_TAG,), paused=True
+        )
+        wait = FILE_LIST_WAIT
+    elif link is not None:
+        added = await qbittorrent.async_add_magnet(
+            link, save_path=save_path, tags=(TORRENT_TAG,), stop_at_metadata=True
+        )
+        wait = METADATA_WAIT
+    else:
+        raise ValueError("give a magnet, a torrent_file or a url")
+    if existed:
+        return added, SAFETY_EXISTING
+    if (files := await _async_wait_for_files(qbittorrent, added.info_hash, wait)) is None:
+        return added, SAFETY_WAITING
+    await _async_check_and_start(qbittorrent, added, files)  # raises DangerousTorrentError
+    return added, SAFETY_CHECKED
+
+
+async def _async_already_present(
+    qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None
+) -> bool:
+    """Return whether qBittorrent already has this torrent (then it is someone's own: left untouched)."""
+    info_hash: str | None = None
+    if torrent_file is not None:
+        try:
+            info_hash = torrent_file_identity(torrent_file)[0]
+        except ValueError:
+            return False  # qBittorrent refuses it in a moment, with its own words
+    elif link is not None:
+        info_hash = info_hash_from_magnet(link)
+    return info_hash is not None and bool(await qbittorrent.async_torrents([info_hash]))
+
+
+async def _async_wait_for_files(
+    qbittorrent: QBittorrentClient, info_hash: str, wait: float
+) -> list[dict[str, Any]] | None:
+    """Poll the file list for up to `wait` seconds; None while the metadata has not arrived."""
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            if files := await qbittorrent.async_files(info_hash):
+                return files
+        except RequestRejectedError:
+            pass  # not listed yet: qBittorrent adds torrents asynchronously
+        if time.monotonic() >= deadline:
+            return None
+        await asyncio.sleep(FILE_LIST_POLL)
+
+
+async def _async_check_and_start(
+    qbittorrent: QBittorrentClient, added: AddedTorrent, files: list[dict[str, Any]]
+) -> None:
+    """Remove a torrent holding dangerous files (raising DangerousTorrentError), else start it."""
+    if found := dangerous_files(str(item.get("name") or "") for item in files):
+        # Nothing was downloaded (paused, or stopped at metadata): the files on disk, if any, are not ours.
+        await qbittorrent.async_remove([added.info_hash], delete_files=False)
+        LOGGER.warning("Refused %s (%s): it holds %s", added.name, added.info_hash, ", ".join(found[:10]))
+        raise DangerousTorrentError(added.name, found)
+    await qbittorrent.async_resume([added.info_hash])
+
+
+async def async_finish_safety_check(entry: AgentMediaConfigEntry, added: AddedTorrent) -> None:
+    """Wait in the background for a magnet's metadata, then start it or refuse it (told at the next turn).
+
+    Polls less and less often, and gives up after `METADATA_WATCH`: the torrent then stays stopped by its
+    stop condition. Ends early when the download is no longer recorded (removed or finished meanwhile).
+    """
+    data = entry.runtime_data
+    memory = data.memory
+    deadline = time.monotonic() + METADATA_WATCH
+    delay = FILE_LIST_POLL * 5
+    while time.monotonic() < deadline:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, METADATA_WATCH_MAX_POLL)
+        if added.info_hash not in memory.active_downloads():
+            return
+        try:
+            files = await data.qbittorrent.async_files(added.info_hash)
+            if not files:
+                continue
+            await _async_check_and_start(data.qbittorrent, added, files)
+        except DangerousTorrentError as err:
+            memory.pop_active_download(added.info_hash)
+            memory.add_background_event(
+                BACKGROUND_EVENT_REFUSED,
+                {"hash": added.info_hash, "name": added.name, "dangerous_files": err.files[:10]},
+            )
+            return
+        except RequestRejectedError:
+            return  # removed from qBittorrent meanwhile
+        except AgentMediaClientError:
+            continue  # qBittorrent unreachable for now
+        if (record := memory.active_downloads().get(added.info_hash)) is not None:
+            memory.add_active_download(added.info_hash, {**record, "safety": SAFETY_CHECKED})
+        return
+    LOGGER.info("No metadata for %s after %s s; it stays stopped", added.name, METADATA_WATCH)

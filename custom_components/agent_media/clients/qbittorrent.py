@@ -14,7 +14,7 @@ import contextlib
 from dataclasses import dataclass
 import hashlib
 import re
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import parse_qs, urlsplit
 
 import qbittorrentapi
@@ -275,8 +275,13 @@ class QBittorrentClient:
         category: str | None = None,
         tags: Sequence[str] = (),
         paused: bool = False,
+        stop_at_metadata: bool = False,
     ) -> AddedTorrent:
-        """Add a magnet link; returns at once (metadata arrives later). Already present → that torrent."""
+        """Add a magnet link; returns at once (metadata arrives later). Already present → that torrent.
+
+        A paused magnet never fetches its metadata; `stop_at_metadata` instead lets it run until the file
+        list is known and stops it before any data (qBittorrent's stop condition, 4.5+).
+        """
         info_hash = info_hash_from_magnet(magnet)
         if info_hash is None:
             raise RequestRejectedError(SERVICE, "not a magnet link with a BitTorrent info hash")
@@ -288,6 +293,7 @@ class QBittorrentClient:
             category=category,
             tags=tags,
             paused=paused,
+            stop_condition="MetadataReceived" if stop_at_metadata else None,
         )
 
     async def async_add_torrent_file(
@@ -323,6 +329,7 @@ class QBittorrentClient:
         category: str | None,
         tags: Sequence[str],
         paused: bool,
+        stop_condition: Literal["MetadataReceived"] | None = None,
     ) -> AddedTorrent:
         def existing(client: qbittorrentapi.Client) -> AddedTorrent | None:
             found = client.torrents_info(torrent_hashes=added.info_hash)
@@ -341,6 +348,7 @@ class QBittorrentClient:
                     tags=list(tags) or None,
                     is_paused=paused,
                     is_stopped=paused,
+                    stop_condition=stop_condition,
                     **source,
                 )
             except qbittorrentapi.Conflict409Error:  # 5.2+: nothing added, e.g. a duplicate
