@@ -21,6 +21,8 @@ if TYPE_CHECKING:
     from .rig.qbittorrent import QBittorrentInstance
 
 MEDIA_TOOLS = {
+    "download_media",
+    "set_preference",
     "find_media_imdb_id",
     "find_torrents",
     "get_torrent_by_index",

@@ -234,6 +234,7 @@ async def test_clear_scopes(hass: HomeAssistant) -> None:
         "conversations": {},
         "searches": {},
         "latest_search": None,
+        "pending_question": None,
         "active_downloads": {},
         "errors": [],
         "events": [],

@@ -75,3 +75,16 @@ def storage_key(entry_id: str) -> str:
 # Downloads coordinator and its entities.
 DOWNLOAD_ENTITY_GRACE: Final = 300  # seconds a finished download keeps its entities
 MAX_DOWNLOAD_ENTITIES: Final = 50  # downloads with entities of their own, at most (the agent's come first)
+
+# Release preferences (options; the same keys in long-term memory override them) and library organisation.
+CONF_MAX_SIZE_GB: Final = "max_size_gb"  # 0: no limit
+CONF_PREFERRED_CODEC: Final = "preferred_codec"  # "any", "x265", "x264", "av1"
+CONF_PREFERRED_LANGUAGES: Final = "preferred_languages"  # "French, English" or ["fr", "en"]
+CONF_ORGANIZE_LIBRARY: Final = "organize_library"
+DEFAULT_MAX_SIZE_GB: Final = 0.0
+DEFAULT_PREFERRED_CODEC: Final = "any"
+DEFAULT_PREFERRED_LANGUAGES: Final = ""
+DEFAULT_ORGANIZE_LIBRARY: Final = False
+NO_PREFERENCE: Final = "any"
+CODEC_CHOICES: Final = ("any", "x265", "x264", "av1")
+RESOLUTION_CHOICES: Final = ("any", "2160p", "1080p", "720p", "480p")

@@ -3,7 +3,8 @@
 - Long-term: configured folders, preferences, the user's language.
 - Short-term, per conversation: the last messages and entities such as the media looked up last.
 - Episodic: search results (per conversation, the latest also reachable from a new conversation, since voice
-  starts a new conversation each time), active downloads, recent errors, background events with a read flag.
+  starts a new conversation each time), a pending question with numbered options (one at a time), active
+  downloads, recent errors, background events with a read flag.
 
 Every list and map is bounded, so neither the file nor the prompt built from it grows without limit. Changes
 are written with `async_delay_save`, so a burst of turns costs one write.
@@ -12,6 +13,7 @@ are written with `async_delay_save`, so a burst of turns costs one write.
 from __future__ import annotations
 
 import copy
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import HomeAssistant, callback
@@ -35,6 +37,8 @@ MAX_ACTIVE_DOWNLOADS: Final = 100
 MAX_ERRORS: Final = 10
 MAX_EVENTS: Final = 50
 MAX_MESSAGE_CHARS: Final = 2000
+MAX_PENDING_OPTIONS: Final = 5
+PENDING_QUESTION_TTL: Final = timedelta(minutes=30)  # an unanswered question is stale after this
 
 # Where results go when the caller has no conversation (an action, a test).
 NO_CONVERSATION: Final = "_"
@@ -50,10 +54,14 @@ def _empty_data() -> dict[str, Any]:
         "conversations": {},
         "searches": {},
         "latest_search": None,
+        "pending_question": None,
         "active_downloads": {},
         "errors": [],
         "events": [],
     }
+
+
+_OPTIONAL_DICTS: Final = frozenset({"pending_question"})
 
 
 def _normalized(data: Any) -> dict[str, Any]:
@@ -63,7 +71,10 @@ def _normalized(data: Any) -> dict[str, Any]:
         return result
     for key, default in result.items():
         value = data.get(key)
-        if default is None:
+        if key in _OPTIONAL_DICTS:
+            if isinstance(value, dict):
+                result[key] = value
+        elif default is None:
             if isinstance(value, str):
                 result[key] = value
         elif isinstance(value, type(default)):
@@ -275,8 +286,48 @@ class AgentMediaMemory:
             "at": dt_util.utcnow().isoformat(),
         }
         self._data["latest_search"] = key
+        self._data["pending_question"] = None  # a new search supersedes an unanswered question
         _trim_oldest(searches, MAX_SEARCHES, "at")
         self._schedule_save()
+
+    def set_pending_question(
+        self,
+        conversation_id: str | None,
+        question: str,
+        options: list[dict[str, Any]],
+        *,
+        media: dict[str, Any] | None = None,
+    ) -> None:
+        """Remember a question put to the user with numbered options (from 1), until answered or stale.
+
+        One at a time, reachable from any conversation (voice starts a new one each time).
+        """
+        self._data["pending_question"] = {
+            "conversation_id": conversation_id,
+            "question": question,
+            "options": [
+                {**option, "index": index} for index, option in enumerate(options[:MAX_PENDING_OPTIONS], 1)
+            ],
+            "media": media,
+            "at": dt_util.utcnow().isoformat(),
+        }
+        self._schedule_save()
+
+    def pending_question(self) -> dict[str, Any] | None:
+        """Return the unanswered question, unless it is stale."""
+        pending: dict[str, Any] | None = self._data["pending_question"]
+        if pending is None:
+            return None
+        asked = dt_util.parse_datetime(str(pending.get("at", "")))
+        if asked is None or dt_util.utcnow() - asked > PENDING_QUESTION_TTL:
+            return None
+        return copy.deepcopy(pending)
+
+    def clear_pending_question(self) -> None:
+        """Forget the question (answered, or the user moved on)."""
+        if self._data["pending_question"] is not None:
+            self._data["pending_question"] = None
+            self._schedule_save()
 
     def search(self, conversation_id: str | None) -> dict[str, Any] | None:
         """Return this conversation's last search (query, results, media, at), else the latest search."""
@@ -368,6 +419,7 @@ class AgentMediaMemory:
         elif scope == "search":
             self._data["searches"] = empty["searches"]
             self._data["latest_search"] = None
+            self._data["pending_question"] = None
         elif scope == "errors":
             self._data["errors"] = empty["errors"]
         else:

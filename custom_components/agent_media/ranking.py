@@ -558,7 +558,7 @@ class _Context:
         episode: int | None,
         preferences: RankingPreferences,
     ) -> _Context:
-        asked = _normalize_resolution(preferences.resolution)
+        asked = normalize_resolution(preferences.resolution)
         order: tuple[str, ...]
         if asked is None:
             order = _UNASKED_RESOLUTION_ORDER
@@ -583,10 +583,14 @@ class _Context:
         )
 
 
-def _normalize_resolution(value: str | None) -> str | None:
+def normalize_resolution(value: str | None) -> str | None:
+    """Return "2160p", "1080p", "720p" or "480p" for what a person says ("4K", "uhd", "1080"), else None."""
     if not value:
         return None
-    return _resolution(value.strip())
+    value = value.strip()
+    if value.isdigit():
+        value += "p"
+    return _resolution(value)
 
 
 def _normalize_language(value: str) -> str:
@@ -797,9 +801,9 @@ def _language_points(parsed: ParsedRelease, context: _Context) -> tuple[int, str
     spoken = [language for language in parsed.languages if language not in {"multi", "dual"}]
     if context.languages:
         if matching := [language for language in spoken if language in context.languages]:
-            return 30, f"{_language_list(matching)} audio"
+            return 60, f"{_language_list(matching)} audio"  # a wish, worth more than seeders
         if len(spoken) != len(parsed.languages):
-            return 20, "multi-language"
+            return 40, "multi-language"
         return 0, None
     if spoken and "en" not in spoken and len(spoken) == len(parsed.languages):
         return -15, f"{_language_list(spoken)} audio"  # probably a dub

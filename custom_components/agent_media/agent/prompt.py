@@ -26,6 +26,12 @@ PROMPT_FOLDERS: Final = 12
 PROMPT_TITLE_CHARS: Final = 90
 PROMPT_PATH_CHARS: Final = 120
 ERROR_MESSAGE_CHARS: Final = 140
+PREFERENCE_LABELS: Final = {
+    "preferred_resolution": "resolution",
+    "preferred_codec": "codec",
+    "max_size_gb": "max size (GB, 0 = no limit)",
+    "preferred_languages": "audio languages",
+}
 RECENT_ERROR_AGE: Final = timedelta(minutes=15)  # older problems are history, not context
 
 # Rendered by Home Assistant as a template (with the user's extra instructions): no Jinja syntax here.
@@ -33,10 +39,14 @@ INSTRUCTIONS: Final = """You are Agent Media, a voice assistant that finds films
 them with qBittorrent.
 - Answer in the user's language, in one to three short spoken sentences: no lists, markdown, links or hashes.
 - Use the tools; never invent titles, numbers, sizes, paths or results.
-- To download something by name: find_media_imdb_id, then find_torrents with title, year and any quality \
-asked (for example "Sintel 2010 2160p"; 4K means 2160p), then add_torrent_by_index with the best result \
-(results are listed best first).
-- "The second one" means result 2 of the last search, listed below.
+- To download something by name, call download_media once (title, year if said, quality such as 2160p - 4K \
+means 2160p - and for TV the season, and the episode for one episode). It adds the best release and says \
+why, or returns a question with numbered options: ask it, then add_torrent_by_index with the number chosen.
+- To show releases to choose from: find_torrents with title, year and quality (for example "Sintel 2010 \
+2160p"), then add_torrent_by_index with the chosen result (results are listed best first).
+- "The second one" means option 2 of the pending question, else result 2 of the last search, listed below.
+- When the user states a lasting taste (resolution, codec such as x265, a size limit, audio language), \
+call set_preference.
 - A tool result with "status": "error" explains what went wrong: tell the user briefly and suggest what to do.
 - If there is news below, tell it first, then answer."""
 
@@ -63,10 +73,39 @@ def _event_line(event: dict[str, Any]) -> str:
     what = data.get("title") or data.get("name") or "a download"
     if data.get("year"):
         what = f"{what} ({data['year']})"
+    if event.get("type") == "download_refused":
+        files = ", ".join(_clip(path, 60) for path in (data.get("dangerous_files") or [])[:3])
+        what = _clip(what, PROMPT_TITLE_CHARS)
+        return f"- Download refused and removed, it held dangerous files ({files}): {what}."
     if event.get("type") == "download_completed":
         where = f" in {_clip(data['save_path'], PROMPT_PATH_CHARS)}" if data.get("save_path") else ""
         return f"- Download finished: {_clip(what, PROMPT_TITLE_CHARS)}{where}."
     return f"- {_clip(event.get('type', 'event'), 40)}: {_clip(what, PROMPT_TITLE_CHARS)}."
+
+
+def _pending_lines(memory: AgentMediaMemory) -> list[str]:
+    """Return the question download_media asked, with its numbered options, while it waits."""
+    if (pending := memory.pending_question()) is None:
+        return []
+    return [
+        f"Waiting for the user's answer: {_clip(pending.get('question', ''), 200)}",
+        *(
+            f"{option['index']}. {_clip(option.get('title', '?'), PROMPT_TITLE_CHARS)}"
+            f" | {_clip(option.get('reason', ''), PROMPT_TITLE_CHARS)}"
+            for option in pending.get("options", [])
+        ),
+    ]
+
+
+def _preferences_lines(preferences: dict[str, Any]) -> list[str]:
+    parts = []
+    for key, label in PREFERENCE_LABELS.items():
+        value = preferences.get(key)
+        if isinstance(value, list):
+            value = ", ".join(str(item) for item in value) or "any"
+        if value not in (None, ""):
+            parts.append(f"{label} {_clip(value, 40)}")
+    return [f"Preferences the user set: {'; '.join(parts)}."] if parts else []
 
 
 def _is_recent(timestamp: Any, now: datetime) -> bool:
@@ -94,6 +133,8 @@ def build_memory_view(
     else:
         lines.append("Folders: none configured; downloads go to qBittorrent's default folder.")
 
+    lines.extend(_preferences_lines(memory.preferences()))
+
     media = memory.get_entity(conversation_id, MEDIA_ENTITY)
     if media and media.get("title"):
         details = ", ".join(str(media[key]) for key in ("year", "media_type", "imdb_id") if media.get(key))
@@ -111,6 +152,8 @@ def build_memory_view(
         )
         if len(results) > PROMPT_RESULTS:
             lines.append(f"(and {len(results) - PROMPT_RESULTS} more: get_torrent_by_index reads them)")
+
+    lines.extend(_pending_lines(memory))
 
     downloads = list(memory.active_downloads().values())
     if downloads:

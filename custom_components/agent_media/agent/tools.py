@@ -25,17 +25,30 @@ from custom_components.agent_media.clients.errors import (
     RequestRejectedError,
 )
 from custom_components.agent_media.const import (
+    CODEC_CHOICES,
     CONF_ALLOW_NON_ADMIN_SETTINGS,
+    CONF_MAX_SIZE_GB,
+    CONF_PREFERRED_CODEC,
+    CONF_PREFERRED_LANGUAGES,
     CONF_PREFERRED_RESOLUTION,
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
     DEFAULT_PREFERRED_RESOLUTION,
     DOMAIN,
     LOGGER,
+    NO_PREFERENCE,
+    RESOLUTION_CHOICES,
 )
-from custom_components.agent_media.downloads import SOURCE_CONVERSATION, async_add_download
-from custom_components.agent_media.memory import MAX_SEARCH_RESULTS
+from custom_components.agent_media.downloads import (
+    SAFETY_WAITING,
+    SOURCE_CONVERSATION,
+    DangerousTorrentError,
+    async_add_download,
+)
+from custom_components.agent_media.memory import MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
 from custom_components.agent_media.ranking import (
+    RankedRelease,
     RankingPreferences,
+    normalize_resolution,
     normalize_title,
     parse_release,
     rank_releases,
@@ -47,9 +60,11 @@ from homeassistant.components.conversation import (
 from homeassistant.helpers import llm
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
+    from custom_components.agent_media.clients.knaben import TorrentResult
     from custom_components.agent_media.clients.qbittorrent import AddedTorrent
+    from custom_components.agent_media.clients.tmdb import MediaMatch
     from custom_components.agent_media.data import AgentMediaConfigEntry
     from homeassistant.core import HomeAssistant
 
@@ -67,6 +82,7 @@ RATE_LIMITED: Final = "rate_limited"
 INVALID_AUTH: Final = "invalid_auth"
 BAD_RESPONSE: Final = "bad_response"
 REJECTED: Final = "rejected"
+DANGEROUS_FILES: Final = "dangerous_files"
 INTERNAL_ERROR: Final = "internal_error"
 
 # Set by the stream parser when a native call's arguments were not JSON, so validation reports it.
@@ -151,6 +167,23 @@ def client_error_result(err: AgentMediaClientError) -> dict[str, Any]:
     return error(code, f"{err.service}: {err.detail}"[:MAX_TEXT], service=err.service)
 
 
+def dangerous_result(err: DangerousTorrentError) -> dict[str, Any]:
+    """Return the refusal of a torrent holding programs or scripts (already removed from qBittorrent)."""
+    return error(
+        DANGEROUS_FILES,
+        f"Refused and removed {err.name[:100]}: it holds files a film never needs ({err.detail})."[:400],
+        dangerous_files=err.files[:10],
+    )
+
+
+def safety_note(entry: AgentMediaConfigEntry, info_hash: str) -> str:
+    """Say whether a new download's file list was checked, or will be once its metadata arrives."""
+    record = entry.runtime_data.memory.active_downloads().get(info_hash, {})
+    if record.get("safety") == SAFETY_WAITING:
+        return "waiting for the file list; it starts once the files are checked"
+    return "files checked, downloading"
+
+
 class AgentMediaTool(llm.Tool):
     """A tool of the agent; also usable by other Home Assistant agents through an `llm.API`."""
 
@@ -225,6 +258,8 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
         return await tool.async_run(args, context)
     except ToolError as err:
         return error(err.code, err.message)
+    except DangerousTorrentError as err:
+        return dangerous_result(err)
     except AgentMediaClientError as err:
         return client_error_result(err)
     except Exception:  # noqa: BLE001 - a tool must answer whatever happened; the model explains it
@@ -336,18 +371,33 @@ async def async_search_torrents(
     if not found:
         raise ToolError(NOT_FOUND, f"No torrents found for {query!r}.")
     ranked, rejected = rank_releases(
-        [result.as_dict() | {"download_link": result.download_link} for result in found],
+        _rankable(found),
         title=(media or {}).get("title"),
         year=(media or {}).get("year"),
         media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
         season=parsed_query.seasons[0] if parsed_query.seasons else None,
         episode=parsed_query.episodes[0] if parsed_query.episodes else None,
-        preferences=RankingPreferences(resolution=_wanted_resolution(entry, query)),
+        preferences=ranking_preferences(entry, resolution=_resolution_in(query)),
     )
     if not ranked:
-        reasons = "; ".join(sorted({rejection.reason for rejection in rejected})[:3])
-        raise ToolError(NOT_FOUND, f"{len(found)} releases found for {query!r}, none usable: {reasons}.")
-    results = [
+        raise ToolError(NOT_FOUND, _none_usable(len(found), query, rejected))
+    results = _numbered(ranked)
+    data.memory.store_search_results(conversation_id, query, results, media=media)
+    return TorrentSearch(query=query, results=results, rejected=len(rejected))
+
+
+def _rankable(found: list[TorrentResult]) -> list[dict[str, Any]]:
+    return [result.as_dict() | {"download_link": result.download_link} for result in found]
+
+
+def _none_usable(found: int, query: str, rejected: list[Any]) -> str:
+    reasons = "; ".join(sorted({rejection.reason for rejection in rejected})[:3])
+    return f"{found} releases found for {query!r}, none usable: {reasons}."
+
+
+def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
+    """Return the ranked releases as stored in memory, numbered from 1."""
+    return [
         {
             "index": index,
             "title": release.result["title"],
@@ -361,15 +411,41 @@ async def async_search_torrents(
         }
         for index, release in enumerate(ranked[:MAX_SEARCH_RESULTS], 1)
     ]
-    data.memory.store_search_results(conversation_id, query, results, media=media)
-    return TorrentSearch(query=query, results=results, rejected=len(rejected))
 
 
-def _wanted_resolution(entry: AgentMediaConfigEntry, query: str) -> str:
-    if found := _RESOLUTION_IN_QUERY.search(query):
-        return found.group(1).lower()
-    preference = entry.runtime_data.memory.preferences().get(CONF_PREFERRED_RESOLUTION)
-    return str(preference or entry.options.get(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION))
+def _resolution_in(text: str) -> str | None:
+    found = _RESOLUTION_IN_QUERY.search(text)
+    return found.group(1).lower() if found else None
+
+
+def ranking_preferences(entry: AgentMediaConfigEntry, *, resolution: str | None = None) -> RankingPreferences:
+    """Return the release preferences: long-term memory (set in conversation) over the entry's options.
+
+    `resolution` (asked for in this request) overrides both. "any" (or a size of 0) means no preference.
+    """
+    stored = entry.runtime_data.memory.preferences()
+
+    def pick(key: str, default: Any = None) -> Any:
+        return stored[key] if key in stored else entry.options.get(key, default)
+
+    wanted = resolution or pick(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION)
+    try:
+        max_size = float(pick(CONF_MAX_SIZE_GB) or 0)
+    except (TypeError, ValueError):
+        max_size = 0.0
+    codec = str(pick(CONF_PREFERRED_CODEC) or NO_PREFERENCE).strip().lower()
+    return RankingPreferences(
+        resolution=normalize_resolution(str(wanted)) if wanted else None,
+        max_size_bytes=int(max_size * 1e9) if max_size > 0 else None,
+        codec=None if codec == NO_PREFERENCE else codec,
+        languages=_languages(pick(CONF_PREFERRED_LANGUAGES)),
+    )
+
+
+def _languages(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
+    cleaned = (str(item).strip() for item in items)
+    return tuple(item for item in cleaned if item and item.lower() != NO_PREFERENCE)
 
 
 def _spoken_result(index: int, result: dict[str, Any]) -> dict[str, Any]:
@@ -442,7 +518,12 @@ class AddTorrentByIndex(AgentMediaTool):
         save_path = (
             self.entry.runtime_data.memory.active_downloads().get(added.info_hash, {}).get("save_path")
         )
-        return ok(torrent_name=added.name, hash=added.info_hash, save_path=save_path)
+        return ok(
+            torrent_name=added.name,
+            hash=added.info_hash,
+            save_path=save_path,
+            state=safety_note(self.entry, added.info_hash),
+        )
 
 
 async def async_add_search_result(
@@ -456,20 +537,246 @@ async def async_add_search_result(
 ) -> AddedTorrent:
     """Add result `index` (from 1) of the conversation's (else the latest) search to qBittorrent.
 
-    Records the media looked up last in that conversation, else the one the search was for. Raises
+    While download_media's question waits for an answer, the number picks one of its options (numbered
+    like the search it came from). Records the media looked up last in that conversation, else the one the
+    search was for. Raises
     ToolError(not_found) for a missing result or link, and what `async_add_download` raises.
     """
-    result = _result_by_index(entry, conversation_id, index)
+    memory = entry.runtime_data.memory
+    pending = memory.pending_question()
+    if pending is not None and index <= len(pending["options"]):
+        # The answer to download_media's question ("the 2nd one"): its options, for the media it asked about.
+        result = pending["options"][index - 1]
+        media = _last_media(pending.get("media"))
+    else:
+        result = _result_by_index(entry, conversation_id, index)
+        media = _last_media(memory.get_entity(conversation_id, MEDIA_ENTITY))
+        if media is None and (search := memory.search(conversation_id)):
+            media = _last_media(search.get("media"))
     link = result.get("download_link")
     if not link:
         raise ToolError(NOT_FOUND, "That result has no magnet link nor torrent file.")
-    memory = entry.runtime_data.memory
-    media = _last_media(memory.get_entity(conversation_id, MEDIA_ENTITY))
-    if media is None and (search := memory.search(conversation_id)):
-        media = _last_media(search.get("media"))
-    return await async_add_download(
+    added = await async_add_download(
         hass, entry, url=link, folder=folder, source=source, media=media, conversation_id=conversation_id
     )
+    memory.clear_pending_question()
+    return added
+
+
+_TITLE_PUNCTUATION = re.compile(r"[^\w\s&']+")
+CLOSE_SCORE_MARGIN: Final = 6.0  # fine-score points; about a 3x difference in seeders
+DIFFERENT_SIZE_RATIO: Final = 1.5
+MAX_QUERIES: Final = 3
+
+
+class DownloadMedia(AgentMediaTool):
+    """One call: identify, search, rank and add the best release, or ask when the choice is unclear."""
+
+    name = "download_media"
+    description = (
+        "Download a film or TV show by name in one step: identifies it on TMDB, searches torrents, ranks "
+        "them with the quality asked and the user's preferences, and adds the best. For TV give season "
+        "(and episode for one episode). If no release fits well or two are equally good, it returns "
+        "decision 'ask' with a question and numbered options instead: ask the user, then call "
+        "add_torrent_by_index with the number they choose."
+    )
+    parameters = vol.Schema(
+        {
+            vol.Required("media_title", description="Title as the user said it, e.g. 'Sintel'"): vol.All(
+                str, vol.Length(min=1, max=MAX_TEXT)
+            ),
+            vol.Optional("year", description="Release year, if the user gave one"): vol.All(
+                vol.Coerce(int), vol.Range(min=1870, max=2100)
+            ),
+            vol.Optional("media_type", description="movie or tv"): vol.In(["movie", "tv"]),
+            vol.Optional("quality", description="Resolution asked for: 2160p (4K), 1080p, 720p"): vol.All(
+                str, vol.Length(max=20)
+            ),
+            vol.Optional("season", description="TV season number"): vol.All(
+                vol.Coerce(int), vol.Range(min=0, max=200)
+            ),
+            vol.Optional("episode", description="TV episode number (with season)"): vol.All(
+                vol.Coerce(int), vol.Range(min=1, max=2000)
+            ),
+        }
+    )
+
+    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        """Identify, search, rank; add the best or put a question with numbered options."""
+        data = self.entry.runtime_data
+        season, episode = args.get("season"), args.get("episode")
+        media_type = args.get("media_type") or ("tv" if season is not None or episode is not None else None)
+        title = args["media_title"].strip()
+        match = await data.tmdb.async_identify(title, year=args.get("year"), media_type=media_type)
+        if match is None:
+            raise ToolError(NOT_FOUND, f"Nothing called {title!r} was found on TMDB.")
+        media = match.as_dict()
+        data.memory.set_entity(context.conversation_id, MEDIA_ENTITY, media)
+        if match.media_type != "tv":
+            season = episode = None
+        asked = normalize_resolution(args["quality"]) if args.get("quality") else None
+
+        query, found = await self._async_search(match)
+        ranked, rejected = rank_releases(
+            _rankable(found),
+            title=match.title,
+            year=match.year,
+            media_type=match.media_type,
+            season=season,
+            episode=episode,
+            preferences=ranking_preferences(self.entry, resolution=asked),
+            alternative_titles=(match.original_title,),
+        )
+        label = _media_label(media, season, episode)
+        if not found:
+            raise ToolError(NOT_FOUND, f"No torrents found for {label}.")
+        if not ranked:
+            raise ToolError(NOT_FOUND, _none_usable(len(found), query, rejected))
+        results = _numbered(ranked)
+        data.memory.store_search_results(context.conversation_id, query, results, media=media)
+
+        if question := _question(ranked, label=label, asked=asked, season=season, episode=episode):
+            options = results[:MAX_PENDING_OPTIONS]
+            data.memory.set_pending_question(context.conversation_id, question, options, media=media)
+            return ok(
+                decision="ask",
+                question=question,
+                media=media,
+                options=[_spoken_result(option["index"], option) for option in options],
+            )
+
+        best = ranked[0]
+        added = await async_add_download(
+            context.hass,
+            self.entry,
+            url=best.result["download_link"],
+            media=media,
+            conversation_id=context.conversation_id,
+        )
+        data.memory.clear_pending_question()
+        record = data.memory.active_downloads().get(added.info_hash, {})
+        return ok(
+            decision="downloading",
+            media=media,
+            release=best.result["title"],
+            why=best.reason,
+            size=human_size(best.result.get("size")),
+            other_candidates=len(ranked) - 1,
+            hash=added.info_hash,
+            save_path=record.get("save_path"),
+            state=safety_note(self.entry, added.info_hash),
+        )
+
+    async def _async_search(self, match: MediaMatch) -> tuple[str, list[TorrentResult]]:
+        """Search the title with its year (films), then without, then the original title; first hits win."""
+        queries: list[str] = []
+        for name in dict.fromkeys((match.title, match.original_title)):
+            clean = " ".join(_TITLE_PUNCTUATION.sub(" ", name).split())
+            # Films carry their year in release names; shows mostly do not.
+            if match.media_type == "movie" and match.year:
+                queries.append(f"{clean} {match.year}")
+            queries.append(clean)
+        found: list[TorrentResult] = []
+        for query in list(dict.fromkeys(queries))[:MAX_QUERIES]:
+            found = await self.entry.runtime_data.knaben.async_search(query, media_type=match.media_type)
+            if found:
+                return query, found
+        return queries[0], found
+
+
+def _media_label(media: Mapping[str, Any], season: int | None, episode: int | None) -> str:
+    label = f"{media['title']} ({media['year']})" if media.get("year") else str(media["title"])
+    if season is not None and episode is not None:
+        return f"{label} S{season:02d}E{episode:02d}"
+    if season is not None:
+        return f"{label} season {season}"
+    return f"{label} episode {episode}" if episode is not None else label
+
+
+def _question(
+    ranked: list[RankedRelease], *, label: str, asked: str | None, season: int | None, episode: int | None
+) -> str | None:
+    """Return what to ask the user when the best release is not clearly what they want, else None."""
+    best = ranked[0].parsed
+    if asked and best.resolution != asked:
+        return f"There is no good {asked} release of {label}. Which of these would you like instead?"
+    if episode is not None and not best.episodes:
+        return f"There is no release of {label} alone, only packs that hold it. Should I download one?"
+    if season is not None and episode is None and (best.episodes or len(best.seasons) != 1):
+        return f"There is no pack of {label} alone. Which of these would you like?"
+    if len(ranked) > 1 and _close(ranked[0], ranked[1]):
+        return f"Two releases of {label} are about as good. Which one would you like?"
+    return None
+
+
+def _close(first: RankedRelease, second: RankedRelease) -> bool:
+    """Scores within a few points, yet releases that differ in a way people care about."""
+    if first.score - second.score >= CLOSE_SCORE_MARGIN:
+        return False
+    a, b = first.parsed, second.parsed
+    if (a.source, a.codec, a.hdr, a.languages) != (b.source, b.codec, b.hdr, b.languages):
+        return True
+    sizes = sorted(max(int(release.result.get("size") or 0), 1) for release in (first, second))
+    return sizes[1] / sizes[0] >= DIFFERENT_SIZE_RATIO
+
+
+class SetPreference(AgentMediaTool):
+    """Remember the user's lasting release preferences (long-term memory)."""
+
+    name = "set_preference"
+    description = (
+        "Remember how the user likes releases, for every later download: resolution, codec, maximum size, "
+        "audio languages. Give only what the user stated; 'any' (or max_size_gb 0) removes a preference."
+    )
+    parameters = vol.Schema(
+        {
+            vol.Optional("resolution", description="2160p, 1080p, 720p, 480p or any"): vol.All(
+                str, vol.Lower, vol.In([*RESOLUTION_CHOICES, "4k"])
+            ),
+            vol.Optional("codec", description="x265 (HEVC), x264 (AVC), av1 or any"): vol.All(
+                str, vol.Lower, vol.In([*CODEC_CHOICES, "hevc", "avc"])
+            ),
+            vol.Optional("max_size_gb", description="Largest release in GB; 0 for no limit"): vol.All(
+                vol.Coerce(float), vol.Range(min=0, max=1000)
+            ),
+            vol.Optional(
+                "languages", description="Audio languages, comma separated, e.g. 'French' or 'fr, en'; any"
+            ): vol.All(str, vol.Length(max=100)),
+        }
+    )
+    changes_settings = True  # the household's settings, like the folders (allow_non_admin_settings)
+
+    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:  # noqa: ARG002
+        """Store what was given; return every preference now in force."""
+        if not args:
+            raise ToolError(BAD_ARGS, "Give at least one of resolution, codec, max_size_gb or languages.")
+        memory = self.entry.runtime_data.memory
+        if "resolution" in args:
+            resolution = args["resolution"]
+            memory.set_preference(
+                CONF_PREFERRED_RESOLUTION,
+                NO_PREFERENCE if resolution == NO_PREFERENCE else normalize_resolution(resolution),
+            )
+        if "codec" in args:
+            memory.set_preference(CONF_PREFERRED_CODEC, _CODEC_NAMES.get(args["codec"], args["codec"]))
+        if "max_size_gb" in args:
+            memory.set_preference(CONF_MAX_SIZE_GB, args["max_size_gb"])
+        if "languages" in args:
+            memory.set_preference(CONF_PREFERRED_LANGUAGES, list(_languages(args["languages"])))
+        return ok(preferences=describe_preferences(ranking_preferences(self.entry)))
+
+
+_CODEC_NAMES: Final = {"hevc": "x265", "avc": "x264"}
+
+
+def describe_preferences(preferences: RankingPreferences) -> dict[str, Any]:
+    """Return the preferences in force, as the model and the prompt show them."""
+    return {
+        "resolution": preferences.resolution or NO_PREFERENCE,
+        "codec": preferences.codec or NO_PREFERENCE,
+        "max_size": human_size(preferences.max_size_bytes) if preferences.max_size_bytes else "no limit",
+        "languages": list(preferences.languages) or NO_PREFERENCE,
+    }
 
 
 class SetPathForFolder(AgentMediaTool):
@@ -618,10 +925,12 @@ def list_directory(root: str, sub_path: str) -> tuple[list[dict[str, Any]], int]
 
 
 TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (
+    DownloadMedia,
     FindMediaImdbId,
     FindTorrents,
     GetTorrentByIndex,
     AddTorrentByIndex,
+    SetPreference,
     SetPathForFolder,
     ListFolder,
 )
