@@ -30,13 +30,18 @@ from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
 from .clients.tmdb import TMDBClient
 from .const import (
+    CODEC_CHOICES,
     CONF_ALLOW_NON_ADMIN_SETTINGS,
     CONF_KNABEN_URL,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
     CONF_MAX_HISTORY_MESSAGES,
+    CONF_MAX_SIZE_GB,
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_ORGANIZE_LIBRARY,
+    CONF_PREFERRED_CODEC,
+    CONF_PREFERRED_LANGUAGES,
     CONF_PREFERRED_RESOLUTION,
     CONF_PROMPT,
     CONF_QBITTORRENT_PASSWORD,
@@ -50,7 +55,10 @@ from .const import (
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
     DEFAULT_KNABEN_URL,
     DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_MAX_SIZE_GB,
     DEFAULT_MAX_TOOL_ITERATIONS,
+    DEFAULT_ORGANIZE_LIBRARY,
+    DEFAULT_PREFERRED_CODEC,
     DEFAULT_PREFERRED_RESOLUTION,
     DEFAULT_SCAN_INTERVAL,
     DEFAULT_TEMPERATURE,
@@ -427,6 +435,26 @@ class AgentMediaOptionsFlow(OptionsFlow):
                 ): SelectSelector(
                     SelectSelectorConfig(options=RESOLUTIONS, translation_key=CONF_PREFERRED_RESOLUTION)
                 ),
+                vol.Required(
+                    CONF_PREFERRED_CODEC, default=options.get(CONF_PREFERRED_CODEC, DEFAULT_PREFERRED_CODEC)
+                ): SelectSelector(
+                    SelectSelectorConfig(options=list(CODEC_CHOICES), translation_key=CONF_PREFERRED_CODEC)
+                ),
+                vol.Required(
+                    CONF_MAX_SIZE_GB, default=options.get(CONF_MAX_SIZE_GB, DEFAULT_MAX_SIZE_GB)
+                ): NumberSelector(
+                    NumberSelectorConfig(
+                        min=0, max=500, step=0.5, unit_of_measurement="GB", mode=NumberSelectorMode.BOX
+                    )
+                ),
+                vol.Optional(
+                    CONF_PREFERRED_LANGUAGES,
+                    description={"suggested_value": options.get(CONF_PREFERRED_LANGUAGES)},
+                ): TextSelector(),
+                vol.Required(
+                    CONF_ORGANIZE_LIBRARY,
+                    default=options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY),
+                ): BooleanSelector(),
                 vol.Required(
                     CONF_ALLOW_NON_ADMIN_SETTINGS,
                     default=options.get(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS),
