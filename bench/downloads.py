@@ -1,0 +1,245 @@
+"""Benchmark: the cost of one steady-state poll of qBittorrent, incremental sync vs a full listing each time.
+
+Starts a real qbittorrent-nox (the test rig's, on loopback), fills it with magnets of synthetic hashes (no
+peers: they stay fetching metadata), then polls at the coordinator's busy interval, each way in turn:
+
+- incremental: what the downloads coordinator does — ``sync/maindata`` with the previous ``rid`` on its own
+  session (`QBittorrentClient`), merged by `TorrentTracker`, entity data built;
+- full: what Home Assistant core's qbittorrent integration does — ``sync_maindata()`` (rid 0) every poll,
+  through qbittorrent-api's default (attribute-dictionary) responses.
+
+Per steady-state poll it reports bytes received (on the wire, gzip-compressed by qBittorrent, and the decoded
+JSON), CPU milliseconds in this process (HTTP, JSON, merging; per poll) and in qbittorrent-nox (building the
+answer: its CPU over a phase of polls minus its CPU over an idle phase as long, divided by the polls; /proc
+counts in 10 ms ticks, hence the averaging), and wall time.
+
+    python bench/downloads.py                    # 1,000 and 5,000 torrents, 10 polls each, 5 s apart
+    python bench/downloads.py --sizes 200 --polls 3 --interval 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+import hashlib
+import json
+import os
+from pathlib import Path
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+
+import qbittorrentapi
+import requests
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
+from custom_components.agent_media.const import DEFAULT_SCAN_INTERVAL, MAX_DOWNLOAD_ENTITIES
+from custom_components.agent_media.coordinator import TorrentTracker
+from tests.rig.qbittorrent import QBittorrentInstance, start_instance
+
+ADD_BATCH = 250
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+@dataclass
+class Received:
+    """Bytes of the responses received while counting."""
+
+    wire: int = 0
+    decoded: int = 0
+
+
+RECEIVED = Received()
+_original_send = requests.Session.send
+
+
+def _counting_send(
+    self: requests.Session, request: requests.PreparedRequest, **kwargs: Any
+) -> requests.Response:
+    response = _original_send(self, request, **kwargs)
+    body = response.content
+    RECEIVED.decoded += len(body)
+    RECEIVED.wire += int(response.headers.get("Content-Length", len(body)))
+    return response
+
+
+requests.Session.send = _counting_send  # type: ignore[method-assign]
+
+
+def server_cpu_ms(pid: int) -> float:
+    """User + system CPU of a process so far, in ms (10 ms resolution: averaged over many polls)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / CLOCK_TICKS
+
+
+@dataclass
+class Samples:
+    """Per-poll measurements of one way of polling."""
+
+    wire: list[int] = field(default_factory=list)
+    decoded: list[int] = field(default_factory=list)
+    client_cpu_ms: list[float] = field(default_factory=list)
+    wall_ms: list[float] = field(default_factory=list)
+    changed: list[int] = field(default_factory=list)
+    server_cpu_ms: float = 0.0  # per poll, idle baseline removed
+
+    def summary(self) -> dict[str, float]:
+        return {
+            "wire_bytes": statistics.mean(self.wire),
+            "json_bytes": statistics.mean(self.decoded),
+            "client_cpu_ms": statistics.mean(self.client_cpu_ms),
+            "server_cpu_ms": self.server_cpu_ms,
+            "wall_ms": statistics.mean(self.wall_ms),
+            "torrents_in_answer": statistics.mean(self.changed),
+        }
+
+
+async def measure(samples: Samples, poll: Any) -> None:
+    """Run one poll and record what it cost on this side."""
+    RECEIVED.wire = RECEIVED.decoded = 0
+    cpu_before = time.process_time()
+    wall_before = time.perf_counter()
+    changed = await poll()
+    samples.wall_ms.append((time.perf_counter() - wall_before) * 1000)
+    samples.client_cpu_ms.append((time.process_time() - cpu_before) * 1000)
+    samples.wire.append(RECEIVED.wire)
+    samples.decoded.append(RECEIVED.decoded)
+    samples.changed.append(changed)
+
+
+async def phase(pid: int, polls: int, interval: float, poll: Any = None) -> tuple[Samples, float]:
+    """Poll `polls` times, `interval` apart (or just wait); return the samples and qBittorrent's CPU."""
+    samples = Samples()
+    server_before = server_cpu_ms(pid)
+    for _ in range(polls):
+        started = time.monotonic()
+        if poll is not None:
+            await measure(samples, poll)
+        await asyncio.sleep(max(0.0, interval - (time.monotonic() - started)))
+    return samples, server_cpu_ms(pid) - server_before
+
+
+def synthetic_magnet(index: int) -> str:
+    info_hash = hashlib.sha1(f"agent-media-bench-{index}".encode(), usedforsecurity=False).hexdigest()
+    return f"magnet:?xt=urn:btih:{info_hash}&dn=bench-{index:05d}"
+
+
+def fill(api: qbittorrentapi.Client, start: int, stop: int) -> None:
+    """Add magnets start..stop-1 and wait until qBittorrent lists them all."""
+    for first in range(start, stop, ADD_BATCH):
+        batch = [synthetic_magnet(i) for i in range(first, min(first + ADD_BATCH, stop))]
+        api.torrents_add(urls="\n".join(batch))
+    deadline = time.monotonic() + 300
+    while len(api.torrents_info()) < stop:
+        if time.monotonic() > deadline:
+            raise SystemExit(f"qBittorrent did not list {stop} torrents in time")
+        time.sleep(0.5)
+
+
+async def bench_size(
+    instance: QBittorrentInstance, pid: int, count: int, polls: int, interval: float
+) -> dict[str, dict[str, float]]:
+    loop = asyncio.get_running_loop()
+    incremental_client = QBittorrentClient(instance.url, instance.username, instance.password)
+    tracker = TorrentTracker()
+
+    async def incremental_poll() -> int:
+        maindata = await incremental_client.async_sync_maindata(tracker.rid)
+        tracker.apply(maindata)
+        tracker.data(tracker.download_candidates((), MAX_DOWNLOAD_ENTITIES))
+        return len(maindata.get("torrents") or {})
+
+    # Home Assistant core: qbittorrent-api defaults (attribute dictionaries), rid 0 on every poll.
+    core_client = qbittorrentapi.Client(
+        host=instance.url,
+        username=instance.username,
+        password=instance.password,
+        FORCE_SCHEME_FROM_HOST=True,
+        REQUESTS_ARGS={"timeout": 60},
+    )
+    await loop.run_in_executor(None, core_client.auth_log_in)
+
+    async def full_poll() -> int:
+        maindata = await loop.run_in_executor(None, core_client.sync_maindata)
+        return len(maindata.get("torrents") or {})
+
+    # The first incremental poll is a full snapshot: not steady state.
+    await incremental_poll()
+    _, idle_cpu = await phase(pid, polls, interval)
+    incremental, incremental_cpu = await phase(pid, polls, interval, incremental_poll)
+    full, full_cpu = await phase(pid, polls, interval, full_poll)
+    incremental.server_cpu_ms = max(incremental_cpu - idle_cpu, 0.0) / polls
+    full.server_cpu_ms = max(full_cpu - idle_cpu, 0.0) / polls
+    await incremental_client.async_close()
+    await loop.run_in_executor(None, core_client.auth_log_out)
+    assert len(tracker.torrents) == count, (len(tracker.torrents), count)
+    return {"incremental": incremental.summary(), "full": full.summary()}
+
+
+def report(results: dict[int, dict[str, dict[str, float]]]) -> None:
+    header = (
+        f"{'torrents':>8} {'mode':<12} {'wire B/poll':>12} {'JSON B/poll':>12} {'client CPU ms':>14} "
+        f"{'qBt CPU ms':>11} {'wall ms':>8} {'in answer':>10}"
+    )
+    print(header)
+    print("-" * len(header))
+    for count, modes in results.items():
+        for mode, row in modes.items():
+            print(
+                f"{count:>8} {mode:<12} {row['wire_bytes']:>12,.0f} {row['json_bytes']:>12,.0f} "
+                f"{row['client_cpu_ms']:>14.2f} {row['server_cpu_ms']:>11.1f} {row['wall_ms']:>8.1f} "
+                f"{row['torrents_in_answer']:>10.0f}"
+            )
+        inc, full = modes["incremental"], modes["full"]
+        inc_total = inc["client_cpu_ms"] + inc["server_cpu_ms"]
+        full_total = full["client_cpu_ms"] + full["server_cpu_ms"]
+        print(
+            f"{count:>8} {'ratio':<12} {full['wire_bytes'] / max(inc['wire_bytes'], 1):>11.0f}x "
+            f"{full['json_bytes'] / max(inc['json_bytes'], 1):>11.0f}x "
+            f"{full['client_cpu_ms'] / max(inc['client_cpu_ms'], 0.001):>13.0f}x "
+            f"{'':>11} {'':>8}   CPU both sides: {full_total / max(inc_total, 0.001):.0f}x"
+        )
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 5000])
+    parser.add_argument("--polls", type=int, default=10)
+    parser.add_argument("--interval", type=float, default=DEFAULT_SCAN_INTERVAL)
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="agent-media-bench-") as base:
+        instance = await start_instance(Path(base))
+        try:
+            process = instance._process  # noqa: SLF001 - the rig keeps the qbittorrent-nox process there
+            assert process is not None
+            pid = process.pid
+            api = await asyncio.to_thread(instance.api)
+            version = await asyncio.to_thread(api.app_version)
+            print(f"qBittorrent {version}; {args.polls} polls per size and way, {args.interval} s apart\n")
+            results: dict[int, dict[str, dict[str, float]]] = {}
+            added = 0
+            for count in sorted(args.sizes):
+                await asyncio.to_thread(fill, api, added, count)
+                added = count
+                await asyncio.sleep(3)  # let the new torrents settle into metaDL
+                results[count] = await bench_size(instance, pid, count, args.polls, args.interval)
+            report(results)
+            if args.json:
+                args.json.write_text(json.dumps({"qbittorrent": version, "results": results}, indent=2))
+        finally:
+            with contextlib.suppress(Exception):
+                await instance.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
