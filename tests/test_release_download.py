@@ -324,6 +324,7 @@ async def test_preferences_from_options_and_memory_over_them(
             "preferred_languages": "German, en",
         },
     )
+    await hass.async_block_till_done()  # the entry reloads with its new options
     assert ranking_preferences(entry) == RankingPreferences(
         resolution="720p", max_size_bytes=5 * GB, codec="x264", languages=("German", "en")
     )

@@ -40,6 +40,7 @@ from .const import (
     MAX_DOWNLOAD_ENTITIES,
     storage_key,
 )
+from .library import async_organize_completed, should_organize
 
 if TYPE_CHECKING:
     from .clients.qbittorrent import QBittorrentClient
@@ -471,6 +472,19 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self.config_entry.entry_id, info_hash, self._tracker.torrents[info_hash], agent_record
         )
         LOGGER.debug("Download %s (%s) completed", payload["name"], info_hash)
+        if should_organize(self.config_entry, payload):
+            # Files first (in the executor), so that the event tells where the media went (library_path).
+            self.config_entry.async_create_background_task(
+                self.hass, self._async_organize_and_announce(payload), f"{DOMAIN} organise {info_hash}"
+            )
+            return
+        self._async_announce(payload)
+
+    async def _async_organize_and_announce(self, payload: dict[str, Any]) -> None:
+        self._async_announce(await async_organize_completed(self.hass, self.config_entry, payload))
+
+    @callback
+    def _async_announce(self, payload: dict[str, Any]) -> None:
         self._memory.add_background_event(BACKGROUND_EVENT_COMPLETED, payload)
         if self._deferred_events is None:
             self.hass.bus.async_fire(EVENT_DOWNLOAD_COMPLETED, payload)
