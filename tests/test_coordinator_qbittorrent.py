@@ -268,9 +268,10 @@ async def test_restart_between_add_and_completion_fires_once(
 
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     await hass.async_block_till_done()
-    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}.downloads"]["data"] == {
-        "incomplete": [torrent.info_hash]
-    }
+    # Kept in the entry's one Store, beside the agent's memory.
+    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}"]["data"]["incomplete_downloads"] == [
+        torrent.info_hash
+    ]
     await finish_download(hass, qbittorrent, torrent, save_path)
 
     assert await hass.config_entries.async_setup(config_entry.entry_id)
@@ -289,7 +290,7 @@ async def test_restart_between_add_and_completion_fires_once(
     assert len(completed) == 1
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     await hass.async_block_till_done()
-    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}.downloads"]["data"] == {"incomplete": []}
+    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}"]["data"]["incomplete_downloads"] == []
 
 
 async def test_qbittorrent_outage_makes_entities_unavailable_then_recovers(

@@ -226,6 +226,7 @@ async def test_clear_scopes(hass: HomeAssistant) -> None:
     assert memory.unread_events() == []
     assert memory.folders() == {"download": "/media"}
     fill()
+    memory.set_incomplete_downloads(["0123456789abcdef0123456789abcdef01234567"])
     memory.clear()
     assert memory.as_dict() == {
         "folders": {},
@@ -238,6 +239,8 @@ async def test_clear_scopes(hass: HomeAssistant) -> None:
         "active_downloads": {},
         "errors": [],
         "events": [],
+        # The downloads coordinator's bookkeeping survives: it is not something the user told us.
+        "incomplete_downloads": ["0123456789abcdef0123456789abcdef01234567"],
     }
     with pytest.raises(ValueError, match="unknown memory scope"):
         memory.clear("everything")

@@ -32,7 +32,7 @@ from .const import (
     DEFAULT_TMDB_URL,
     DOMAIN,
 )
-from .coordinator import DownloadsCoordinator, async_remove_downloads_store
+from .coordinator import DownloadsCoordinator
 from .data import AgentMediaConfigEntry, AgentMediaData
 from .http import async_register_http_views
 from .llm_api import async_register_llm_apis
@@ -134,4 +134,3 @@ async def async_unload_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) 
 async def async_remove_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
     """Delete the entry's memory when the entry is deleted."""
     await AgentMediaMemory(hass, entry.entry_id).async_remove()
-    await async_remove_downloads_store(hass, entry.entry_id)

@@ -64,7 +64,7 @@ EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 
 # Storage (contract): one Store per entry.
 STORAGE_VERSION: Final = 1
-STORAGE_MINOR_VERSION: Final = 1
+STORAGE_MINOR_VERSION: Final = 2
 
 
 def storage_key(entry_id: str) -> str:

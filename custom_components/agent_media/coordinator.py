@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Final
 from homeassistant.core import CALLBACK_TYPE, Event, HassJob, HomeAssistant, callback
 from homeassistant.exceptions import ConfigEntryAuthFailed
 from homeassistant.helpers.event import async_call_later
-from homeassistant.helpers.storage import Store
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
 
 from .clients.errors import AgentMediaClientError, InvalidAuthError
@@ -38,7 +37,6 @@ from .const import (
     IDLE_SCAN_INTERVAL,
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
-    storage_key,
 )
 from .library import async_organize_completed, should_organize
 
@@ -47,8 +45,6 @@ if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
     from .memory import AgentMediaMemory
 
-DOWNLOADS_STORE_VERSION: Final = 1
-DOWNLOADS_STORE_SAVE_DELAY: Final = 2.0  # seconds; short, a lost write could announce a completion twice
 BACKGROUND_EVENT_COMPLETED: Final = "download_completed"
 # qBittorrent 4.x rebuilds its whole torrent list even to answer with a small delta (bench/downloads.py: about
 # 0.3 s of its CPU per poll at 5,000 torrents), so a poll may take at most 1/20 of the interval.
@@ -346,16 +342,6 @@ def completion_payload(
     return payload
 
 
-def downloads_store(hass: HomeAssistant, entry_id: str) -> Store[dict[str, Any]]:
-    """Return the Store of the coordinator's own state (the hashes seen incomplete)."""
-    return Store(hass, DOWNLOADS_STORE_VERSION, f"{storage_key(entry_id)}.downloads")
-
-
-async def async_remove_downloads_store(hass: HomeAssistant, entry_id: str) -> None:
-    """Delete the coordinator's Store (the entry is being removed)."""
-    await downloads_store(hass, entry_id).async_remove()
-
-
 @callback
 def _keep_polling() -> None:
     """Keep the coordinator polling with every entity disabled: completion events still matter."""
@@ -387,8 +373,6 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         )
         self.client = client
         self._memory = memory
-        self._store = downloads_store(hass, entry.entry_id)
-        self._save_pending = False
         self._tracker = TorrentTracker()
         self._agent_hashes: set[str] = set()
         self._shown: set[str] = set()  # downloads with entities
@@ -400,10 +384,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
 
     async def _async_setup(self) -> None:
         """Read what is known from before a restart and listen for downloads the agent adds."""
-        stored = await self._store.async_load()
-        incomplete = stored.get("incomplete") if isinstance(stored, dict) else None
-        if isinstance(incomplete, list):
-            self._tracker = TorrentTracker(h for h in incomplete if isinstance(h, str))
+        self._tracker = TorrentTracker(self._memory.incomplete_downloads())
         self._unsubscribe.append(
             self.hass.bus.async_listen(
                 EVENT_DOWNLOAD_ADDED, self._async_download_added, event_filter=self._is_this_entry
@@ -451,8 +432,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self._async_completed(info_hash)
         if self._tracker.incomplete_changed:
             self._tracker.incomplete_changed = False
-            self._save_pending = True
-            self._store.async_delay_save(self._data_to_save, DOWNLOADS_STORE_SAVE_DELAY)
+            self._memory.set_incomplete_downloads(self._tracker.incomplete)
 
         if self._tracker.active:
             took = time.monotonic() - started
@@ -540,11 +520,6 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self.data = self._tracker.data(self._shown)
             self.async_update_listeners()
 
-    @callback
-    def _data_to_save(self) -> dict[str, Any]:
-        self._save_pending = False
-        return {"incomplete": sorted(self._tracker.incomplete)}
-
     async def async_shutdown(self) -> None:
         """Stop polling and timers, fire what is still deferred, and write the state now (for a reload)."""
         await super().async_shutdown()
@@ -553,5 +528,4 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         for info_hash in list(self._lingering):
             self._stop_lingering(info_hash)
         self.release_deferred_events()
-        if self._save_pending:
-            await self._store.async_save(self._data_to_save())
+        await self._memory.async_flush()  # what those events and the last poll changed, before a reload

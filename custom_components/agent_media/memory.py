@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterable
 
 SAVE_DELAY: Final = 10.0  # seconds; coalesces the writes of a conversation into one
+# Seconds; short, since a lost write of the incomplete downloads could announce a completion twice.
+DOWNLOADS_SAVE_DELAY: Final = 2.0
 MAX_FOLDERS: Final = 32
 MAX_PREFERENCES: Final = 32
 MAX_CONVERSATIONS: Final = 20
@@ -58,6 +60,8 @@ def _empty_data() -> dict[str, Any]:
         "active_downloads": {},
         "errors": [],
         "events": [],
+        # The downloads coordinator's hashes seen incomplete, so a completion while HA is stopped still fires.
+        "incomplete_downloads": [],
     }
 
 
@@ -148,9 +152,9 @@ class AgentMediaMemory:
         await self._store.async_remove()
 
     @callback
-    def _schedule_save(self) -> None:
+    def _schedule_save(self, delay: float = SAVE_DELAY) -> None:
         self._save_pending = True
-        self._store.async_delay_save(self._data_to_save, SAVE_DELAY)
+        self._store.async_delay_save(self._data_to_save, delay)
 
     @callback
     def _data_to_save(self) -> dict[str, Any]:
@@ -393,6 +397,15 @@ class AgentMediaMemory:
         if changed:
             self._schedule_save()
 
+    def incomplete_downloads(self) -> list[str]:
+        """Return the hashes the downloads coordinator last saw incomplete."""
+        return [value for value in self._data["incomplete_downloads"] if isinstance(value, str)]
+
+    def set_incomplete_downloads(self, hashes: Iterable[str]) -> None:
+        """Remember the hashes seen incomplete (written soon: they decide which completions fire)."""
+        self._data["incomplete_downloads"] = sorted(hashes)
+        self._schedule_save(DOWNLOADS_SAVE_DELAY)
+
     def add_error(self, action: str, error: str, message: str) -> None:
         """Remember a failure (what was tried, the error code, the explanation)."""
         errors: list[dict[str, Any]] = self._data["errors"]
@@ -413,6 +426,8 @@ class AgentMediaMemory:
             raise ValueError(f"unknown memory scope {scope!r}")
         empty = _empty_data()
         if scope == "all":
+            # The coordinator's bookkeeping is not something the user told us; keep it.
+            empty["incomplete_downloads"] = self._data["incomplete_downloads"]
             self._data = empty
         elif scope == "conversation":
             self._data["conversations"] = empty["conversations"]
