@@ -281,6 +281,18 @@ def _last_media(memory_entity: dict[str, Any] | None) -> dict[str, Any] | None:
     return memory_entity if memory_entity and memory_entity.get("title") else None
 
 
+# What identifies a film or show, shared by the tools that look one up.
+MEDIA_FIELDS: Final = {
+    vol.Required("media_title", description="Title as the user said it, e.g. 'Sintel'"): vol.All(
+        str, vol.Length(min=1, max=MAX_TEXT)
+    ),
+    vol.Optional("year", description="Release year, if the user gave one"): vol.All(
+        vol.Coerce(int), vol.Range(min=1870, max=2100)
+    ),
+    vol.Optional("media_type", description="movie or tv"): vol.In(["movie", "tv"]),
+}
+
+
 class FindMediaImdbId(AgentMediaTool):
     """TMDB: identify a film or show."""
 
@@ -289,17 +301,7 @@ class FindMediaImdbId(AgentMediaTool):
         "Identify a film or TV show on TMDB: returns its exact title, year, IMDb id and type. "
         "Use before searching torrents for something the user names."
     )
-    parameters = vol.Schema(
-        {
-            vol.Required("media_title", description="Title as the user said it, e.g. 'Sintel'"): vol.All(
-                str, vol.Length(min=1, max=MAX_TEXT)
-            ),
-            vol.Optional("year", description="Release year, if the user gave one"): vol.All(
-                vol.Coerce(int), vol.Range(min=1870, max=2100)
-            ),
-            vol.Optional("media_type", description="movie or tv"): vol.In(["movie", "tv"]),
-        }
-    )
+    parameters = vol.Schema(MEDIA_FIELDS)
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Look the title up and remember it as the conversation's media."""
@@ -582,13 +584,7 @@ class DownloadMedia(AgentMediaTool):
     )
     parameters = vol.Schema(
         {
-            vol.Required("media_title", description="Title as the user said it, e.g. 'Sintel'"): vol.All(
-                str, vol.Length(min=1, max=MAX_TEXT)
-            ),
-            vol.Optional("year", description="Release year, if the user gave one"): vol.All(
-                vol.Coerce(int), vol.Range(min=1870, max=2100)
-            ),
-            vol.Optional("media_type", description="movie or tv"): vol.In(["movie", "tv"]),
+            **MEDIA_FIELDS,
             vol.Optional("quality", description="Resolution asked for: 2160p (4K), 1080p, 720p"): vol.All(
                 str, vol.Length(max=20)
             ),
