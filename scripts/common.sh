@@ -8,6 +8,9 @@ VENV_314=/opt/venv-ha-newest          # a path inside SID_ROOT
 ROOT_SRC=/src                         # where the checkout is bound inside SID_ROOT
 HA_COMPONENTS="conversation http diagnostics intent"
 
+# pip, without the warnings this machine's pip configuration prints about absent local mirrors.
+quiet_pip() { "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2); }
+
 log() { printf '\033[1m[agent-media]\033[0m %s\n' "$*" >&2; }
 
 python_313() {
