@@ -14,6 +14,7 @@ import contextlib
 from dataclasses import dataclass
 import hashlib
 import re
+import time
 from typing import TYPE_CHECKING, Any, Final, Literal
 from urllib.parse import parse_qs, urlsplit
 
@@ -39,6 +40,8 @@ _HEX_HASH = re.compile(r"^[0-9a-fA-F]{40}$")
 _BASE32_HASH = re.compile(r"^[A-Za-z2-7]{32}$")
 _V2_MULTIHASH = re.compile(r"^1220([0-9a-fA-F]{64})$")
 _ADD_OK: Final = "Ok."
+DUPLICATE_LOOKUPS: Final = 10
+DUPLICATE_LOOKUP_PAUSE: Final = 0.1  # seconds; runs in the executor
 
 
 @dataclass(frozen=True, slots=True)
@@ -355,8 +358,12 @@ class QBittorrentClient:
                 result = None
             if _add_succeeded(result):
                 return added
-            if present := existing(client):  # added concurrently by someone else
-                return present
+            # A refusal is often a duplicate that qBittorrent does not list yet: it lists new torrents a
+            # moment after accepting them (an add just before, or someone else's).
+            for _attempt in range(DUPLICATE_LOOKUPS):
+                if present := existing(client):
+                    return present
+                time.sleep(DUPLICATE_LOOKUP_PAUSE)
             raise RequestRejectedError(SERVICE, "qBittorrent refused the torrent")
 
         return await self._run(add)
