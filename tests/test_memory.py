@@ -102,6 +102,18 @@ async def test_latest_search_is_reachable_from_a_new_conversation(hass: HomeAssi
     assert search["query"] == "Tears of Steel"
 
 
+async def test_without_a_conversation_the_last_search_is_the_latest_anywhere(hass: HomeAssistant) -> None:
+    """An action's "download index" after a voice search uses the voice search, not an older action's."""
+    memory = AgentMediaMemory(hass, ENTRY_ID)
+    await memory.async_load()
+    memory.store_search_results(None, "Nosferatu", _results(1))
+    memory.store_search_results("voice-1", "Sintel", _results(3))
+    assert len(memory.search_results(None)) == 3
+    memory.store_search_results(None, "The General", _results(2))
+    assert len(memory.search_results(None)) == 2
+    assert len(memory.search_results("voice-1")) == 3
+
+
 async def test_every_tier_is_bounded(hass: HomeAssistant) -> None:
     memory = AgentMediaMemory(hass, ENTRY_ID, max_history_messages=4)
     await memory.async_load()

@@ -334,9 +334,12 @@ class AgentMediaMemory:
             self._schedule_save()
 
     def search(self, conversation_id: str | None) -> dict[str, Any] | None:
-        """Return this conversation's last search (query, results, media, at), else the latest search."""
+        """Return this conversation's last search (query, results, media, at), else the latest search.
+
+        Without a conversation (an action, another agent) "the last search" is the latest one anywhere.
+        """
         searches: dict[str, dict[str, Any]] = self._data["searches"]
-        record = searches.get(_conversation_key(conversation_id))
+        record = searches.get(conversation_id) if conversation_id else None
         if record is None and (latest := self._data["latest_search"]) is not None:
             record = searches.get(latest)
         return record
