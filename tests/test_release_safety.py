@@ -260,3 +260,46 @@ async def test_the_background_check_refuses_when_the_file_list_arrives(
     assert any(path.endswith("setup.bat") for path in refused[0]["data"]["dangerous_files"])
     assert memory.active_downloads()[clean.info_hash]["safety"] == SAFETY_CHECKED
     await wait_for(hass, qbittorrent, clean.info_hash, lambda t: t and t["state"] not in STOPPED)
+
+
+async def test_a_restart_resumes_the_waiting_check(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    hass_storage: dict[str, Any],
+) -> None:
+    """Home Assistant stopped while a torrent waited for its file list: the check carries on after setup."""
+    fake = make_local_torrent(qbittorrent.downloads_dir, "Night.of.the.Living.Dead.1968", files=FAKE_FILES)
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add(
+            torrent_files={"x.torrent": fake.torrent_bytes},
+            save_path=str(qbittorrent.downloads_dir),
+            tags=TORRENT_TAG,
+            is_paused=True,
+            is_stopped=True,
+        )
+    )
+    await wait_for(hass, qbittorrent, fake.info_hash, lambda t: t is not None)
+    # What the previous run left in the entry's Store.
+    hass_storage[f"{DOMAIN}.{config_entry.entry_id}"] = {
+        "version": 1,
+        "minor_version": 1,
+        "key": f"{DOMAIN}.{config_entry.entry_id}",
+        "data": {
+            "active_downloads": {
+                fake.info_hash: {
+                    "name": fake.name,
+                    "source": "conversation",
+                    "added_at": "2026-11-30T05:00:00+00:00",
+                    "safety": SAFETY_WAITING,
+                }
+            }
+        },
+    }
+
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await wait_for(hass, qbittorrent, fake.info_hash, lambda t: t is None)
+    memory = config_entry.runtime_data.memory
+    assert fake.info_hash not in memory.active_downloads()
+    assert [event["type"] for event in memory.unread_events()] == [BACKGROUND_EVENT_REFUSED]
+    assert await hass.config_entries.async_unload(config_entry.entry_id)

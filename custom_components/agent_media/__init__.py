@@ -34,6 +34,7 @@ from .const import (
 )
 from .coordinator import DownloadsCoordinator
 from .data import AgentMediaConfigEntry, AgentMediaData
+from .downloads import async_resume_safety_checks
 from .http import async_register_http_views
 from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory
@@ -116,6 +117,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         downloads=downloads,
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
+    async_resume_safety_checks(hass, entry)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
     return True  # HA 2025.4 requires a bool here

@@ -23,18 +23,19 @@ from typing import TYPE_CHECKING, Any, Final
 
 import aiohttp
 
+from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.util import dt as dt_util
 
 from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
-from .clients.qbittorrent import info_hash_from_magnet, torrent_file_identity
+from .clients.qbittorrent import AddedTorrent, info_hash_from_magnet, torrent_file_identity
 from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
 from .safety import dangerous_files, describe_dangerous
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
-    from .clients.qbittorrent import AddedTorrent, QBittorrentClient
+    from .clients.qbittorrent import QBittorrentClient
     from .data import AgentMediaConfigEntry
 
 DOWNLOAD_FOLDER: Final = "download"
@@ -178,10 +179,24 @@ async def async_add_download(
         },
     )
     if safety == SAFETY_WAITING:
-        entry.async_create_background_task(
-            hass, async_finish_safety_check(entry, added), f"{DOMAIN} safety check {added.info_hash}"
-        )
+        _start_safety_check(hass, entry, added)
     return added
+
+
+@callback
+def _start_safety_check(hass: HomeAssistant, entry: AgentMediaConfigEntry, added: AddedTorrent) -> None:
+    entry.async_create_background_task(
+        hass, async_finish_safety_check(entry, added), f"{DOMAIN} safety check {added.info_hash}"
+    )
+
+
+@callback
+def async_resume_safety_checks(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+    """Carry on the checks a restart interrupted: those torrents are still stopped, waiting for metadata."""
+    for info_hash, record in entry.runtime_data.memory.active_downloads().items():
+        if record.get("safety") == SAFETY_WAITING:
+            name = str(record.get("name") or info_hash)
+            _start_safety_check(hass, entry, AddedTorrent(info_hash=info_hash, name=name))
 
 
 async def _async_add_checked(
