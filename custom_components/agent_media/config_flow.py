@@ -27,7 +27,7 @@ from homeassistant.helpers.selector import (
 
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
-from .clients.qbittorrent import QBittorrentClient
+from .clients.qbittorrent import QBittorrentClient, normalize_url as url_with_scheme
 from .clients.tmdb import TMDBClient
 from .const import (
     CODEC_CHOICES,
@@ -90,15 +90,13 @@ class InvalidUrlError(ValueError):
 
 
 def normalize_url(value: str) -> str:
-    """Return an http(s) URL with a scheme, without a trailing slash.
+    """Return an http(s) URL with a scheme, without a trailing slash, or raise InvalidUrlError.
 
     Users often type "192.168.1.5:8080"; without a scheme qbittorrent-api probes ports 80 and 443 first.
     """
-    text = value.strip().rstrip("/")
-    if not text or any(char.isspace() for char in text):
+    if not value.strip() or any(char.isspace() for char in value.strip()):
         raise InvalidUrlError(value)
-    if "://" not in text:
-        text = f"http://{text}"
+    text = url_with_scheme(value)
     try:
         url = URL(text)
     except ValueError as err:
