@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 from typing import TYPE_CHECKING, Any
@@ -279,3 +280,21 @@ async def test_slow_reply_times_out(hass: HomeAssistant, llm_server: ScriptedLLM
     with pytest.raises(CannotConnectError) as caught:
         await collect(client)
     assert caught.value.detail == "timed out"
+
+
+async def test_validation_gives_up_quickly_on_a_silent_server(
+    hass: HomeAssistant, socket_enabled: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A server that accepts connections but never answers: the config flow is not kept waiting."""
+    monkeypatch.setattr("custom_components.agent_media.clients.llm.VALIDATE_TIMEOUT", 0.3)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen()
+        port = silent.getsockname()[1]
+        client = await LLMClient.async_create(
+            get_async_client(hass), base_url=f"http://127.0.0.1:{port}/v1", api_key="sk-test", model="m"
+        )
+        # The guard is 60 times the patched limit: it only tells a bounded wait from the 60 s default.
+        with pytest.raises(CannotConnectError):
+            async with asyncio.timeout(18):
+                await client.async_validate()

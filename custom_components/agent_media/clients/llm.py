@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 SERVICE: Final = "llm"
 # Ollama and other local servers accept any key, but the openai package insists on one.
 PLACEHOLDER_API_KEY: Final = "no-key"
+VALIDATE_TIMEOUT: Final = 10.0  # seconds, for the config flow
 _MAX_DETAIL: Final = 200
 _HTTP_SERVER_ERROR: Final = 500
 
@@ -126,9 +127,13 @@ class LLMClient:
         return [model.id for model in page.data]
 
     async def async_validate(self) -> None:
-        """Check URL and key: list the models, or, where that endpoint is missing, ask for one token."""
+        """Check URL and key: list the models, or, where that endpoint is missing, ask for one token.
+
+        Bounded by `VALIDATE_TIMEOUT` without retries: someone is waiting in front of a form.
+        """
+        client = self._client.with_options(timeout=VALIDATE_TIMEOUT, max_retries=0)
         try:
-            await self._client.models.list()
+            await client.models.list()
         except (openai.AuthenticationError, openai.PermissionDeniedError, openai.APIConnectionError) as err:
             raise map_openai_error(err, self._api_key) from err
         except openai.OpenAIError:
@@ -136,7 +141,7 @@ class LLMClient:
         else:
             return
         try:
-            await self._client.chat.completions.create(
+            await client.chat.completions.create(
                 model=self.model, messages=[{"role": "user", "content": "Hi"}], max_tokens=1
             )
         except openai.OpenAIError as err:
