@@ -62,7 +62,7 @@ from homeassistant.helpers.storage import Store  # noqa: E402
 from homeassistant.setup import async_setup_component  # noqa: E402
 from tests.rig.knaben_server import KnabenServer  # noqa: E402
 from tests.rig.llm_server import ScriptedLLMServer  # noqa: E402
-from tests.rig.qbittorrent import start_instance  # noqa: E402
+from tests.rig.qbittorrent import close_instance, start_instance  # noqa: E402
 from tests.rig.tmdb_server import TMDBServer  # noqa: E402
 
 OWN_CODE = str(ROOT / "custom_components" / "agent_media")
@@ -335,7 +335,7 @@ async def run(repeat: int) -> None:
                 assert await hass.config_entries.async_unload(entry.entry_id)
                 await hass.async_stop()
         finally:
-            await qbittorrent.stop()
+            await close_instance(qbittorrent)
             await rig.close()
 
 

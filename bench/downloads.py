@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
 from custom_components.agent_media.const import DEFAULT_SCAN_INTERVAL, MAX_DOWNLOAD_ENTITIES
 from custom_components.agent_media.coordinator import TorrentTracker
-from tests.rig.qbittorrent import QBittorrentInstance, start_instance
+from tests.rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
 
 ADD_BATCH = 250
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -238,7 +238,7 @@ async def main() -> None:
                 args.json.write_text(json.dumps({"qbittorrent": version, "results": results}, indent=2))
         finally:
             with contextlib.suppress(Exception):
-                await instance.stop()
+                await close_instance(instance)
 
 
 if __name__ == "__main__":

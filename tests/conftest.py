@@ -29,7 +29,7 @@ from homeassistant.setup import async_setup_component
 
 from .rig.knaben_server import KnabenServer
 from .rig.llm_server import ScriptedLLMServer
-from .rig.qbittorrent import QBittorrentInstance, start_instance
+from .rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
 from .rig.tmdb_server import TMDBServer
 
 if TYPE_CHECKING:
@@ -51,8 +51,7 @@ async def qbittorrent(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBi
     try:
         yield instance
     finally:
-        await instance.stop()
-        instance._api = None
+        await close_instance(instance)
 
 
 @pytest.fixture

@@ -9,19 +9,17 @@ from dataclasses import dataclass, field
 import functools
 import hashlib
 import os
+from pathlib import Path
 import re
 import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
-from typing import TYPE_CHECKING
 
 import pytest
 import qbittorrentapi
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 USERNAME = "agent"
 PASSWORD = "agent-media-test"
@@ -238,10 +236,21 @@ class QBittorrentInstance:
                     await asyncio.sleep(0.02)
 
 
+async def close_instance(instance: QBittorrentInstance) -> None:
+    """Stop qbittorrent-nox and delete its profile."""
+    await instance.stop()
+    instance._api = None
+    await asyncio.to_thread(shutil.rmtree, instance.profile_dir, ignore_errors=True)
+
+
 async def start_instance(base: Path) -> QBittorrentInstance:
-    """Create a profile under ``base`` and start qbittorrent-nox on free loopback ports."""
+    """Start qbittorrent-nox on free loopback ports, downloading under ``base``; `close()` when done.
+
+    The profile gets a short folder of its own: qBittorrent keeps a Unix socket in it, and a socket path
+    longer than 108 bytes is cut short, so two long pytest folders could end up naming the same socket.
+    """
     binary = qbittorrent_binary()
-    profile = base / "qbittorrent-profile"
+    profile = Path(tempfile.mkdtemp(prefix="agent-media-qbt-"))
     downloads = base / "qbittorrent-downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     instance = QBittorrentInstance(
