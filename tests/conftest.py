@@ -57,34 +57,22 @@ async def qbittorrent(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBi
 @pytest.fixture
 async def llm_server(socket_enabled: None) -> AsyncIterator[ScriptedLLMServer]:
     """A scripted OpenAI-compatible server."""
-    server = ScriptedLLMServer()
-    await server.start()
-    try:
+    async with ScriptedLLMServer() as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture
 async def tmdb_server(socket_enabled: None) -> AsyncIterator[TMDBServer]:
     """A TMDB v3 look-alike."""
-    server = TMDBServer()
-    await server.start()
-    try:
+    async with TMDBServer() as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture
 async def knaben_server(socket_enabled: None) -> AsyncIterator[KnabenServer]:
     """A Knaben API look-alike."""
-    server = KnabenServer()
-    await server.start()
-    try:
+    async with KnabenServer() as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture

@@ -63,12 +63,8 @@ class TorrentFileServer(LoopbackServer):
 
 @pytest.fixture
 async def file_server(socket_enabled: None) -> AsyncIterator[TorrentFileServer]:
-    server = TorrentFileServer()
-    await server.start()
-    try:
+    async with TorrentFileServer() as server:
         yield server
-    finally:
-        await server.close()
 
 
 @pytest.fixture

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any
+from typing import Any, Self
 
 from aiohttp import web
 
@@ -46,6 +46,15 @@ class LoopbackServer:
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
+
+    async def __aenter__(self) -> Self:
+        """Start listening; closed when the block ends."""
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        """Stop listening."""
+        await self.close()
 
     async def wait(self, seconds: float) -> None:
         """Sleep ``seconds``, cut short when the server shuts down."""
