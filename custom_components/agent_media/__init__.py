@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from homeassistant.const import Platform
-from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryNotReady
-from homeassistant.helpers import config_validation as cv
+from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryError, ConfigEntryNotReady
+from homeassistant.helpers import config_validation as cv, issue_registry as ir
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 
@@ -37,7 +37,7 @@ from .data import AgentMediaConfigEntry, AgentMediaData
 from .downloads import async_resume_safety_checks
 from .http import async_register_http_views
 from .llm_api import async_register_llm_apis
-from .memory import AgentMediaMemory
+from .memory import AgentMediaMemory, NewerStoreError
 from .services import async_setup_services
 
 if TYPE_CHECKING:
@@ -89,7 +89,21 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         entry.entry_id,
         max_history_messages=entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES),
     )
-    await memory.async_load()
+    try:
+        await memory.async_load()
+    except NewerStoreError as err:
+        # Left untouched for the newer release that wrote it; the repair issue says what to do.
+        ir.async_create_issue(
+            hass,
+            DOMAIN,
+            f"memory_newer_version_{entry.entry_id}",
+            is_fixable=False,
+            severity=ir.IssueSeverity.ERROR,
+            translation_key="memory_newer_version",
+            translation_placeholders={"title": entry.title},
+        )
+        raise ConfigEntryError(translation_domain=DOMAIN, translation_key="memory_newer_version") from err
+    ir.async_delete_issue(hass, DOMAIN, f"memory_newer_version_{entry.entry_id}")
     entry.async_on_unload(memory.async_flush)  # a reload must read what this instance still holds
 
     session = async_get_clientsession(hass)

@@ -54,6 +54,9 @@ LLM_PROVIDER_MODELS: Final = {
 
 # Timeouts (seconds) for the outside services; voice users wait for these.
 LLM_TIMEOUT: Final = 60.0
+LLM_STREAM_IDLE_TIMEOUT: Final = 45.0  # seconds without a chunk (keep-alives do not count)
+CONF_TURN_TIMEOUT: Final = "turn_timeout"
+DEFAULT_TURN_TIMEOUT: Final = 75  # seconds for a whole turn, tools included; then the person hears why
 LLM_MAX_RETRIES: Final = 1
 QBITTORRENT_TIMEOUT: Final = 10.0
 SEARCH_TIMEOUT: Final = 15.0
@@ -63,8 +66,8 @@ EVENT_DOWNLOAD_ADDED: Final = "agent_media_download_added"
 EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 
 # Storage (contract): one Store per entry.
-STORAGE_VERSION: Final = 1
-STORAGE_MINOR_VERSION: Final = 2
+STORAGE_VERSION: Final = 2  # 2: typed sections (household, conversations, working, downloads, journal)
+STORAGE_MINOR_VERSION: Final = 1
 
 
 def storage_key(entry_id: str) -> str:

@@ -2,21 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING, Literal
 
-from custom_components.agent_media import compat
-from custom_components.agent_media.agent.agent import MediaAgent
-from custom_components.agent_media.agent.prompt import INSTRUCTIONS
-from custom_components.agent_media.const import CONF_PROMPT, DOMAIN
-from custom_components.agent_media.entity import service_device_info
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.helpers import intent
 
+from . import compat
+from .agent.agent import MediaAgent
+from .agent.prompt import INSTRUCTIONS
+from .const import CONF_PROMPT, DOMAIN
+from .entity import service_device_info
+from .requester import async_resolve_requester
+
 if TYPE_CHECKING:
-    from custom_components.agent_media.data import AgentMediaConfigEntry
     from homeassistant.core import HomeAssistant
     from homeassistant.helpers.entity_platform import AddEntitiesCallback
+
+    from .data import AgentMediaConfigEntry
 
 PARALLEL_UPDATES = 0
 
@@ -51,6 +55,20 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
     def supported_languages(self) -> list[str] | Literal["*"]:
         """Every language: the model answers in the user's."""
         return MATCH_ALL
+
+    async def async_process(
+        self, user_input: conversation.ConversationInput
+    ) -> conversation.ConversationResult:
+        """Process a sentence in a conversation of the asker's own.
+
+        A conversation belongs to the requester that opened it: another one sending its id (a guessed or
+        shared id) starts a new conversation instead of reading someone else's history.
+        """
+        requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
+        conversations = self.entry.runtime_data.memory.conversations
+        if not conversations.belongs_to(user_input.conversation_id, requester.key):
+            user_input = dataclasses.replace(user_input, conversation_id=None)
+        return await super().async_process(user_input)
 
     async def _async_handle_message(
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog

@@ -39,6 +39,7 @@ from .const import (
     MAX_DOWNLOAD_ENTITIES,
 )
 from .library import async_organize_completed, should_organize
+from .untrusted import MAX_NAME, clip, storable_copy
 
 if TYPE_CHECKING:
     from .clients.qbittorrent import QBittorrentClient
@@ -339,7 +340,9 @@ def completion_payload(
     media = agent_record.get("media")
     if isinstance(media, Mapping):
         payload.update({key: media[key] for key in COMPLETION_MEDIA_KEYS if media.get(key) is not None})
-    return payload
+    payload["name"] = clip(payload["name"], MAX_NAME)
+    result: dict[str, Any] = storable_copy(payload)  # names and paths come from qBittorrent
+    return result
 
 
 @callback
@@ -384,7 +387,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
 
     async def _async_setup(self) -> None:
         """Read what is known from before a restart and listen for downloads the agent adds."""
-        self._tracker = TorrentTracker(self._memory.incomplete_downloads())
+        self._tracker = TorrentTracker(self._memory.downloads.incomplete())
         self._unsubscribe.append(
             self.hass.bus.async_listen(
                 EVENT_DOWNLOAD_ADDED, self._async_download_added, event_filter=self._is_this_entry
@@ -418,7 +421,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
                 translation_placeholders={"detail": err.detail},
             ) from err
 
-        self._agent_hashes = set(self._memory.active_downloads())
+        self._agent_hashes = set(self._memory.downloads.records())
         try:
             completed = self._tracker.apply(maindata, expected=self._agent_hashes)
         except ValueError as err:
@@ -432,7 +435,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self._async_completed(info_hash)
         if self._tracker.incomplete_changed:
             self._tracker.incomplete_changed = False
-            self._memory.set_incomplete_downloads(self._tracker.incomplete)
+            self._memory.downloads.set_incomplete(self._tracker.incomplete)
 
         if self._tracker.active:
             took = time.monotonic() - started
@@ -446,7 +449,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
     @callback
     def _async_completed(self, info_hash: str) -> None:
         """Announce a finished download: bus event, event entity, and the agent's background events."""
-        agent_record = self._memory.pop_active_download(info_hash)
+        agent_record = self._memory.downloads.pop(info_hash)
         self._agent_hashes.discard(info_hash)
         payload = completion_payload(
             self.config_entry.entry_id, info_hash, self._tracker.torrents[info_hash], agent_record
@@ -465,7 +468,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
 
     @callback
     def _async_announce(self, payload: dict[str, Any]) -> None:
-        self._memory.add_background_event(BACKGROUND_EVENT_COMPLETED, payload)
+        self._memory.journal.add_event(BACKGROUND_EVENT_COMPLETED, payload)
         if self._deferred_events is None:
             self.hass.bus.async_fire(EVENT_DOWNLOAD_COMPLETED, payload)
         else:
@@ -481,7 +484,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
     async def _async_download_added(self, event: Event[Mapping[str, Any]]) -> None:
         """Poll at once for a download the agent added; announce it if qBittorrent already finished it."""
         info_hash = str(event.data.get("hash", "")).lower()
-        if info_hash in self._tracker.complete and info_hash in self._memory.active_downloads():
+        if info_hash in self._tracker.complete and info_hash in self._memory.downloads.records():
             # Seen complete before it was recorded (a torrent of existing data completes on arrival).
             self._async_completed(info_hash)
         await self.async_request_refresh()

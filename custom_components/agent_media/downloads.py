@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 from http import HTTPStatus
-from pathlib import PurePath
 import time
 from typing import TYPE_CHECKING, Any, Final
 
@@ -31,6 +30,7 @@ from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRe
 from .clients.qbittorrent import AddedTorrent, info_hash_from_magnet, torrent_file_identity
 from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
 from .safety import dangerous_files, describe_dangerous
+from .untrusted import MAX_NAME, clip
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -38,7 +38,6 @@ if TYPE_CHECKING:
     from .clients.qbittorrent import QBittorrentClient
     from .data import AgentMediaConfigEntry
 
-DOWNLOAD_FOLDER: Final = "download"
 SOURCE_CONVERSATION: Final = "conversation"
 SOURCE_SERVICE: Final = "service"
 # Tag on every torrent we add, so people (and the coordinator) can tell them apart in qBittorrent.
@@ -46,7 +45,6 @@ TORRENT_TAG: Final = DOMAIN
 
 TORRENT_URL_SERVICE: Final = "torrent link"
 MAX_TORRENT_FILE_BYTES: Final = 10 * 1024 * 1024
-MEDIA_KEYS: Final = ("title", "year", "imdb_id", "tmdb_id", "media_type")
 
 SAFETY_SERVICE: Final = "safety check"
 # What the record's "safety" says about the file list.
@@ -69,30 +67,6 @@ class DangerousTorrentError(RequestRejectedError):
         super().__init__(SAFETY_SERVICE, f"{name} holds dangerous files: {describe_dangerous(files)}")
         self.name = name
         self.files = files
-
-
-class UnknownFolderError(ValueError):
-    """The download was asked for a folder name that is not configured."""
-
-    def __init__(self, folder: str) -> None:
-        """Keep the folder name for the message."""
-        super().__init__(f"folder {folder!r} is not configured")
-        self.folder = folder
-
-
-def resolve_save_path(entry: AgentMediaConfigEntry, folder: str | None) -> str | None:
-    """Return where a download goes: the named (or the download) folder, else None for qBittorrent's default.
-
-    `folder` is a configured folder name; an absolute path is used as given (the caller validated it).
-    """
-    memory = entry.runtime_data.memory
-    if folder is None:
-        return memory.get_folder(DOWNLOAD_FOLDER)
-    if (path := memory.get_folder(folder)) is not None:
-        return path
-    if PurePath(folder).is_absolute():
-        return folder
-    raise UnknownFolderError(folder)
 
 
 async def async_fetch_torrent_file(hass: HomeAssistant, url: str) -> bytes:
@@ -131,22 +105,24 @@ async def async_add_download(
     magnet: str | None = None,
     torrent_file: bytes | None = None,
     url: str | None = None,
-    folder: str | None = None,
+    save_path: str | None = None,
     source: str = SOURCE_CONVERSATION,
     media: dict[str, Any] | None = None,
+    requester_key: str | None = None,
     conversation_id: str | None = None,
 ) -> AddedTorrent:
     """Add a magnet link, a .torrent file's bytes, or an http(s) link to a .torrent, to qBittorrent.
 
-    Raises `UnknownFolderError`, `ValueError` (not exactly one source), `DangerousTorrentError` (a
-    `RequestRejectedError`: the torrent held dangerous files and was removed) and the client errors of
-    `clients/errors.py`; nothing is recorded when adding fails. A torrent qBittorrent already had is left
-    as it is (not checked, not started). The record's "safety" tells whether the file list was checked.
+    `save_path` was checked by the caller (None: qBittorrent's default folder). Raises `ValueError` (not
+    exactly one source), `DangerousTorrentError` (a `RequestRejectedError`: the torrent held dangerous files
+    and was removed) and the client errors of `clients/errors.py`; nothing is recorded when adding fails.
+    Someone else's torrent that qBittorrent already had is left as it is (not checked, not started); one of
+    ours (an add interrupted, say, by a qBittorrent crash) is checked and started as if new.
+    The record's "safety" tells whether the file list was checked.
     """
     if sum(value is not None for value in (magnet, torrent_file, url)) > 1:
         raise ValueError("give only one of magnet, torrent_file and url")
     data = entry.runtime_data
-    save_path = resolve_save_path(entry, folder)
     if url is not None and not url.lower().startswith("magnet:"):
         torrent_file = await async_fetch_torrent_file(hass, url)
     link = magnet or url
@@ -161,12 +137,11 @@ async def async_add_download(
         "source": source,
         "added_at": dt_util.utcnow().isoformat(),
         "safety": safety,
+        "media": media,  # the identity of the result actually added, for the event, news and library
+        "requester": requester_key,
+        "conversation_id": conversation_id,
     }
-    if media:
-        record["media"] = {key: media.get(key) for key in MEDIA_KEYS}
-    if conversation_id:
-        record["conversation_id"] = conversation_id
-    data.memory.add_active_download(added.info_hash, record)
+    data.memory.downloads.add(added.info_hash, record)
 
     hass.bus.async_fire(
         EVENT_DOWNLOAD_ADDED,
@@ -193,7 +168,7 @@ def _start_safety_check(hass: HomeAssistant, entry: AgentMediaConfigEntry, added
 @callback
 def async_resume_safety_checks(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
     """Carry on the checks a restart interrupted: those torrents are still stopped, waiting for metadata."""
-    for info_hash, record in entry.runtime_data.memory.active_downloads().items():
+    for info_hash, record in entry.runtime_data.memory.downloads.records().items():
         if record.get("safety") == SAFETY_WAITING:
             name = str(record.get("name") or info_hash)
             _start_safety_check(hass, entry, AddedTorrent(info_hash=info_hash, name=name))
@@ -203,7 +178,7 @@ async def _async_add_checked(
     qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None, save_path: str | None
 ) -> tuple[AddedTorrent, str]:
     """Add without downloading, check the file list when it comes in time, start; return the safety state."""
-    existed = await _async_already_present(qbittorrent, link, torrent_file)
+    existing = await _async_existing(qbittorrent, link, torrent_file)
     if torrent_file is not None:
         added = await qbittorrent.async_add_torrent_file(
             torrent_file, save_path=save_path, tags=(TORRENT_TAG,), paused=True
@@ -216,7 +191,7 @@ async def _async_add_checked(
         wait = METADATA_WAIT
     else:
         raise ValueError("give a magnet, a torrent_file or a url")
-    if existed:
+    if existing is not None and not _is_tagged_ours(existing):
         return added, SAFETY_EXISTING
     if (files := await _async_wait_for_files(qbittorrent, added.info_hash, wait)) is None:
         return added, SAFETY_WAITING
@@ -224,19 +199,26 @@ async def _async_add_checked(
     return added, SAFETY_CHECKED
 
 
-async def _async_already_present(
+def _is_tagged_ours(torrent: dict[str, Any]) -> bool:
+    return TORRENT_TAG in {tag.strip() for tag in str(torrent.get("tags") or "").split(",")}
+
+
+async def _async_existing(
     qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None
-) -> bool:
-    """Return whether qBittorrent already has this torrent (then it is someone's own: left untouched)."""
+) -> dict[str, Any] | None:
+    """Return the torrent when qBittorrent already has it (someone's own is left untouched)."""
     info_hash: str | None = None
     if torrent_file is not None:
         try:
             info_hash = torrent_file_identity(torrent_file)[0]
         except ValueError:
-            return False  # qBittorrent refuses it in a moment, with its own words
+            return None  # qBittorrent refuses it in a moment, with its own words
     elif link is not None:
         info_hash = info_hash_from_magnet(link)
-    return info_hash is not None and bool(await qbittorrent.async_torrents([info_hash]))
+    if info_hash is None:
+        return None
+    present = await qbittorrent.async_torrents([info_hash])
+    return present[0] if present else None
 
 
 async def _async_wait_for_files(
@@ -280,7 +262,7 @@ async def async_finish_safety_check(entry: AgentMediaConfigEntry, added: AddedTo
     while time.monotonic() < deadline:
         await asyncio.sleep(delay)
         delay = min(delay * 2, METADATA_WATCH_MAX_POLL)
-        if added.info_hash not in memory.active_downloads():
+        if memory.downloads.get(added.info_hash) is None:
             return
         try:
             files = await data.qbittorrent.async_files(added.info_hash)
@@ -288,17 +270,20 @@ async def async_finish_safety_check(entry: AgentMediaConfigEntry, added: AddedTo
                 continue
             await _async_check_and_start(data.qbittorrent, added, files)
         except DangerousTorrentError as err:
-            memory.pop_active_download(added.info_hash)
-            memory.add_background_event(
+            memory.downloads.pop(added.info_hash)
+            memory.journal.add_event(
                 BACKGROUND_EVENT_REFUSED,
-                {"hash": added.info_hash, "name": added.name, "dangerous_files": err.files[:10]},
+                {
+                    "hash": added.info_hash,
+                    "name": clip(added.name, MAX_NAME),
+                    "dangerous_files": [clip(path, 120) for path in err.files[:10]],
+                },
             )
             return
         except RequestRejectedError:
             return  # removed from qBittorrent meanwhile
         except AgentMediaClientError:
             continue  # qBittorrent unreachable for now
-        if (record := memory.active_downloads().get(added.info_hash)) is not None:
-            memory.add_active_download(added.info_hash, {**record, "safety": SAFETY_CHECKED})
+        memory.downloads.update(added.info_hash, safety=SAFETY_CHECKED)
         return
     LOGGER.info("No metadata for %s after %s s; it stays stopped", added.name, METADATA_WATCH)

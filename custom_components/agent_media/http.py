@@ -30,6 +30,7 @@ from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
 from .const import DOMAIN, LOGGER
+from .requester import async_resolve_requester
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -72,14 +73,16 @@ def _agents(hass: HomeAssistant) -> list[tuple[AgentMediaConfigEntry, str]]:
 
 @callback
 def _find_agent(hass: HomeAssistant, model: Any) -> tuple[AgentMediaConfigEntry, str] | None:
-    """Return the agent a request's ``model`` names (entity id, entry id or the domain); None if unknown."""
+    """Return the agent a request's ``model`` names (entity id, entry id or title), else the first one.
+
+    Chat clients call their model whatever they like ("gpt-4o", "agent-media"), as the original service
+    allowed: a name that is no agent's is served by the first loaded agent. None only when none is loaded.
+    """
     agents = _agents(hass)
-    if model in (None, "", DOMAIN) and len(agents) == 1:
-        return agents[0]
     for entry, entity_id in agents:
-        if model in (entity_id, entry.entry_id):
+        if model in (entity_id, entry.entry_id, entry.title):
             return entry, entity_id
-    return None
+    return agents[0] if agents else None
 
 
 def _text_of(content: Any) -> str:
@@ -113,9 +116,12 @@ def conversation_id_for(request: web.Request, body: dict[str, Any], user: User, 
     chat_id = request.headers.get(OPENWEBUI_CHAT_HEADER, "")
     if 0 < len(chat_id) <= MAX_CONVERSATION_ID_LENGTH:
         return f"openwebui-{chat_id}"
+    return _digest_id(f"{user.id}\n{first_text}")
+
+
+def _digest_id(seed: str) -> str:
     # Not a ULID, so Home Assistant keeps it as given and the chat's next request finds the same conversation.
-    digest = hashlib.sha256(f"{user.id}\n{first_text}".encode()).hexdigest()[:32]
-    return f"openai-{digest}"
+    return f"openai-{hashlib.sha256(seed.encode('utf-8', 'replace')).hexdigest()[:32]}"
 
 
 def _speech(result: conversation.ConversationResult) -> str:
@@ -174,17 +180,23 @@ class ChatCompletionsView(HomeAssistantView):
         if (agent := _find_agent(hass, body.get("model"))) is None:
             return _error(
                 HTTPStatus.NOT_FOUND,
-                f"No loaded Agent Media agent is named {body.get('model')!r}; see /models.",
+                "No Agent Media agent is loaded.",
                 error_type="invalid_request_error",
                 code="model_not_found",
             )
         entry, entity_id = agent
+        context = Context(user_id=user.id)
+        requester = await async_resolve_requester(hass, context)
+        conversation_id = conversation_id_for(request, body, user, texts[0])
+        if not entry.runtime_data.memory.conversations.belongs_to(conversation_id, requester.key):
+            # Someone else's conversation: this user gets one of their own, the same for every retry.
+            conversation_id = _digest_id(f"{user.id}\n{conversation_id}")
         turn = _Turn(
             hass,
             entry,
             text=texts[-1],
-            conversation_id=conversation_id_for(request, body, user, texts[0]),
-            context=Context(user_id=user.id),
+            conversation_id=conversation_id,
+            context=context,
             agent_id=entity_id,
         )
         if body.get("stream") is True:

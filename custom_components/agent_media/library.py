@@ -180,7 +180,7 @@ async def async_organize_completed(
     """Return the completion payload with `library_path` (and `library_files`), or `library_error`."""
     result = dict(payload)
     folder_name = TV_FOLDER if payload.get("media_type") == "tv" else MOVIE_FOLDER
-    library_root = entry.runtime_data.memory.get_folder(folder_name)
+    library_root = entry.runtime_data.memory.household.folder(folder_name)
     if library_root is None:
         result["library_error"] = f"no {folder_name} folder is configured"
         return result

@@ -1,13 +1,18 @@
-"""The agent's memory: long-term, short-term and episodic, on one versioned Store per config entry.
+"""The entry's memory: typed sections with one owner each, on one versioned Store per config entry.
 
-- Long-term: configured folders, preferences, the user's language.
-- Short-term, per conversation: the last messages and entities such as the media looked up last.
-- Episodic: search results (per conversation, the latest also reachable from a new conversation, since voice
-  starts a new conversation each time), a pending question with numbered options (one at a time), active
-  downloads, recent errors, background events with a read flag.
+- `household` (operations): folders, release preferences, the language last spoken.
+- `conversations` (the agent): per conversation id, the requester that opened it, its last messages and the
+  media looked up last. Another requester sending that id gets a conversation of its own.
+- `working` (operations): per requester, the last search, a pending question with numbered options and a
+  pending confirmation — so "the 2nd one" means the asker's own search, never another person's.
+- `downloads` (downloads.py adds, the downloads coordinator completes): what Agent Media added, with the media
+  identity of the result actually added, and the hashes last seen incomplete.
+- `journal`: recent errors and background news with a read flag.
 
-Every list and map is bounded, so neither the file nor the prompt built from it grows without limit. Changes
-are written with `async_delay_save`, so a burst of turns costs one write.
+Loading validates every record: a damaged one is dropped with a warning, the rest kept. A Store written by a
+newer version is refused (`NewerStoreError`) and never written. Writing accepts only JSON-safe, valid UTF-8
+values (`UnstorableValueError` otherwise), so one bad string can never stop every later save. Every list and
+map is bounded; changes are written with `async_delay_save`, so a burst of turns costs one write.
 """
 
 from __future__ import annotations
@@ -16,12 +21,17 @@ import copy
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Final
 
+import voluptuous as vol
+
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
-from .const import DEFAULT_MAX_HISTORY_MESSAGES, STORAGE_MINOR_VERSION, STORAGE_VERSION, storage_key
+from .const import DEFAULT_MAX_HISTORY_MESSAGES, LOGGER, STORAGE_MINOR_VERSION, STORAGE_VERSION, storage_key
+from .requester import SYSTEM_KEY
+from .untrusted import MAX_MESSAGE, MAX_NAME, MAX_TITLE, check_storable, clip, storable_copy, storable_text
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -32,58 +42,281 @@ DOWNLOADS_SAVE_DELAY: Final = 2.0
 MAX_FOLDERS: Final = 32
 MAX_PREFERENCES: Final = 32
 MAX_CONVERSATIONS: Final = 20
-MAX_ENTITIES_PER_CONVERSATION: Final = 8
-MAX_SEARCHES: Final = 10
+MAX_REQUESTERS: Final = 20
 MAX_SEARCH_RESULTS: Final = 50
 MAX_ACTIVE_DOWNLOADS: Final = 100
+MAX_INCOMPLETE: Final = 5000
 MAX_ERRORS: Final = 10
 MAX_EVENTS: Final = 50
-MAX_MESSAGE_CHARS: Final = 2000
 MAX_PENDING_OPTIONS: Final = 5
+MAX_LANGUAGE: Final = 20  # characters of a language tag
 PENDING_QUESTION_TTL: Final = timedelta(minutes=30)  # an unanswered question is stale after this
+CONFIRMATION_TTL: Final = timedelta(minutes=5)
 
-# Where results go when the caller has no conversation (an action, a test).
-NO_CONVERSATION: Final = "_"
-
+# Scopes of clear_memory. "mine" scopes touch only the caller's own state unless the caller may clear others'.
 CLEAR_SCOPES: Final = ("all", "conversation", "search", "errors", "events")
+HOUSEHOLD_SCOPES: Final = frozenset({"all", "errors", "events"})
+
+
+class NewerStoreError(HomeAssistantError):
+    """The stored memory was written by a newer Agent Media; it is left untouched."""
+
+
+# --- record schemas (what a valid record looks like on load) ------------------------------------------------
+
+_TEXT = vol.All(str, vol.Length(max=4096))
+_OPT_TEXT = vol.Any(None, _TEXT)
+
+
+def _whole(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise vol.Invalid("not a whole number")
+    return int(value)
+
+
+_INT = _whole
+_OPT_INT = vol.Any(None, _INT)
+_NUMBER = vol.Any(int, float)
+_TIME = vol.All(str, vol.Length(max=40))
+
+MEDIA_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("title"): _TEXT,
+        vol.Optional("year"): _OPT_INT,
+        vol.Optional("imdb_id"): _OPT_TEXT,
+        vol.Optional("tmdb_id"): _OPT_INT,
+        vol.Optional("media_type"): vol.Any(None, "movie", "tv"),
+        vol.Optional("original_title"): _OPT_TEXT,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+_OPT_MEDIA = vol.Any(None, MEDIA_SCHEMA)
+RESULT_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("index"): _INT,
+        vol.Required("title"): _TEXT,
+        vol.Optional("size"): _OPT_INT,
+        vol.Optional("seeders"): _OPT_INT,
+        vol.Optional("peers"): _OPT_INT,
+        vol.Optional("info_hash"): _OPT_TEXT,
+        vol.Optional("download_link"): _OPT_TEXT,
+        vol.Optional("tracker"): _OPT_TEXT,
+        vol.Optional("source"): _OPT_TEXT,
+        vol.Optional("reason"): _OPT_TEXT,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+SEARCH_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("query"): _TEXT,
+        vol.Required("results"): [RESULT_SCHEMA],
+        vol.Optional("media"): _OPT_MEDIA,
+        vol.Required("at"): _TIME,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+QUESTION_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("question"): _TEXT,
+        vol.Required("options"): [RESULT_SCHEMA],
+        vol.Optional("media"): _OPT_MEDIA,
+        vol.Required("at"): _TIME,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+CONFIRMATION_SCHEMA: Final = vol.Schema(
+    {vol.Required("tool"): _TEXT, vol.Required("args"): dict, vol.Required("at"): _TIME},
+    extra=vol.REMOVE_EXTRA,
+)
+WORKING_SCHEMA: Final = vol.Schema(
+    {
+        vol.Optional("search"): vol.Any(None, SEARCH_SCHEMA),
+        vol.Optional("question"): vol.Any(None, QUESTION_SCHEMA),
+        vol.Optional("confirmation"): vol.Any(None, CONFIRMATION_SCHEMA),
+        vol.Required("updated"): _TIME,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+MESSAGE_SCHEMA: Final = vol.Schema(
+    {vol.Required("role"): vol.In(["user", "assistant"]), vol.Required("content"): _TEXT},
+    extra=vol.REMOVE_EXTRA,
+)
+CONVERSATION_SCHEMA: Final = vol.Schema(
+    {
+        vol.Optional("owner"): _OPT_TEXT,
+        vol.Required("messages"): [MESSAGE_SCHEMA],
+        vol.Optional("media"): _OPT_MEDIA,
+        vol.Required("updated"): _TIME,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+DOWNLOAD_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("name"): _TEXT,
+        vol.Optional("save_path"): _OPT_TEXT,
+        vol.Optional("source"): _OPT_TEXT,
+        vol.Required("added_at"): _TIME,
+        vol.Optional("safety"): _OPT_TEXT,
+        vol.Optional("media"): _OPT_MEDIA,
+        vol.Optional("requester"): _OPT_TEXT,
+        vol.Optional("conversation_id"): _OPT_TEXT,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+ERROR_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("action"): _TEXT,
+        vol.Required("error"): _TEXT,
+        vol.Required("message"): _TEXT,
+        vol.Required("at"): _TIME,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+EVENT_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("id"): _TEXT,
+        vol.Required("type"): _TEXT,
+        vol.Required("data"): dict,
+        vol.Required("at"): _TIME,
+        vol.Required("read"): bool,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+_PREFERENCE_VALUE = vol.Any(str, _NUMBER, bool, [str])
 
 
 def _empty_data() -> dict[str, Any]:
     return {
-        "folders": {},
-        "preferences": {},
-        "language": None,
+        "household": {"folders": {}, "preferences": {}, "language": None},
         "conversations": {},
-        "searches": {},
-        "latest_search": None,
-        "pending_question": None,
-        "active_downloads": {},
-        "errors": [],
-        "events": [],
-        # The downloads coordinator's hashes seen incomplete, so a completion while HA is stopped still fires.
-        "incomplete_downloads": [],
+        "working": {},
+        "downloads": {"records": {}, "incomplete": []},
+        "journal": {"errors": [], "events": []},
     }
 
 
-_OPTIONAL_DICTS: Final = frozenset({"pending_question"})
+def _valid(schema: vol.Schema, value: Any, where: str, dropped: list[str]) -> Any:
+    """Return the record as the schema cleans it, or None (noted in `dropped`) when it is damaged."""
+    try:
+        check_storable(value)
+        return schema(value)
+    except (vol.Invalid, ValueError):
+        dropped.append(where)
+        return None
 
 
-def _normalized(data: Any) -> dict[str, Any]:
-    """Return stored data with every key present and of the right type (tolerates older or damaged files)."""
+def _valid_map(raw: Any, schema: vol.Schema, where: str, dropped: list[str]) -> dict[str, Any]:
+    if not isinstance(raw, dict):
+        if raw is not None:
+            dropped.append(where)
+        return {}
+    result = {}
+    for key, value in raw.items():
+        if (
+            isinstance(key, str)
+            and (record := _valid(schema, value, f"{where}.{key[:40]}", dropped)) is not None
+        ):
+            result[key] = record
+    return result
+
+
+def _valid_list(raw: Any, schema: vol.Schema, where: str, dropped: list[str]) -> list[Any]:
+    if not isinstance(raw, list):
+        if raw is not None:
+            dropped.append(where)
+        return []
+    return [
+        record
+        for position, value in enumerate(raw)
+        if (record := _valid(schema, value, f"{where}[{position}]", dropped)) is not None
+    ]
+
+
+def _part(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def validated(data: Any) -> tuple[dict[str, Any], list[str]]:
+    """Return stored data of the current layout with every damaged record dropped, and where they were."""
+    dropped: list[str] = []
     result = _empty_data()
     if not isinstance(data, dict):
-        return result
-    for key, default in result.items():
-        value = data.get(key)
-        if key in _OPTIONAL_DICTS:
-            if isinstance(value, dict):
-                result[key] = value
-        elif default is None:
-            if isinstance(value, str):
-                result[key] = value
-        elif isinstance(value, type(default)):
-            result[key] = value
-    return result
+        return result, ([] if data is None else ["memory"])
+    household = _part(data, "household")
+    folders = household.get("folders")
+    result["household"]["folders"] = {
+        name: path
+        for name, path in (folders.items() if isinstance(folders, dict) else ())
+        if _valid(vol.Schema(_TEXT), path, f"folders.{str(name)[:40]}", dropped) is not None
+        and isinstance(name, str)
+    }
+    preferences = household.get("preferences")
+    result["household"]["preferences"] = {
+        key: value
+        for key, value in (preferences.items() if isinstance(preferences, dict) else ())
+        if isinstance(key, str)
+        and _valid(vol.Schema(_PREFERENCE_VALUE), value, f"preferences.{key[:40]}", dropped) is not None
+    }
+    language = household.get("language")
+    result["household"]["language"] = (
+        language if isinstance(language, str) and len(language) <= MAX_LANGUAGE else None
+    )
+    result["conversations"] = _valid_map(
+        data.get("conversations"), CONVERSATION_SCHEMA, "conversations", dropped
+    )
+    result["working"] = _valid_map(data.get("working"), WORKING_SCHEMA, "working", dropped)
+    downloads = _part(data, "downloads")
+    result["downloads"]["records"] = _valid_map(
+        downloads.get("records"), DOWNLOAD_SCHEMA, "downloads", dropped
+    )
+    incomplete = downloads.get("incomplete")
+    result["downloads"]["incomplete"] = [
+        value for value in (incomplete if isinstance(incomplete, list) else []) if isinstance(value, str)
+    ][:MAX_INCOMPLETE]
+    journal = _part(data, "journal")
+    result["journal"]["errors"] = _valid_list(journal.get("errors"), ERROR_SCHEMA, "errors", dropped)
+    result["journal"]["events"] = _valid_list(journal.get("events"), EVENT_SCHEMA, "events", dropped)
+    return result, dropped
+
+
+def migrate_v1(old: Any) -> dict[str, Any]:
+    """Return version 1's one untyped dict in the sectioned layout of version 2, keeping what people set."""
+    old = old if isinstance(old, dict) else {}
+    searches = _part(old, "searches")
+    latest = searches.get(old.get("latest_search")) if isinstance(old.get("latest_search"), str) else None
+    working: dict[str, Any] = {}
+    if latest is not None or old.get("pending_question") is not None:
+        # Before requesters existed, actions and automations used the latest search: the system's now.
+        working[SYSTEM_KEY] = {
+            "search": latest,
+            "question": old.get("pending_question"),
+            "updated": dt_util.utcnow().isoformat(),
+        }
+    conversations = {}
+    for conversation_id, conversation in (old.get("conversations") or {}).items():
+        if isinstance(conversation, dict):
+            entities = _part(conversation, "entities")
+            conversations[conversation_id] = {
+                "owner": None,  # claimed by the first requester that continues it
+                "messages": conversation.get("messages", []),
+                "media": entities.get("media"),
+                "updated": conversation.get("updated") or dt_util.utcnow().isoformat(),
+            }
+    return {
+        "household": {
+            "folders": old.get("folders", {}),
+            "preferences": old.get("preferences", {}),
+            "language": old.get("language"),
+        },
+        "conversations": conversations,
+        "working": working,
+        "downloads": {
+            "records": old.get("active_downloads", {}),
+            "incomplete": old.get("incomplete_downloads", []),
+        },
+        "journal": {"errors": old.get("errors", []), "events": old.get("events", [])},
+    }
 
 
 class _MemoryStore(Store[dict[str, Any]]):
@@ -93,14 +326,10 @@ class _MemoryStore(Store[dict[str, Any]]):
         self, old_major_version: int, _old_minor_version: int, old_data: dict[str, Any]
     ) -> dict[str, Any]:
         if old_major_version > STORAGE_VERSION:
-            # Written by a newer release: refuse rather than silently drop what we do not understand.
-            raise NotImplementedError
-        # Minor versions only add keys; normalising fills them in.
-        return _normalized(old_data)
-
-
-def _conversation_key(conversation_id: str | None) -> str:
-    return conversation_id or NO_CONVERSATION
+            raise NotImplementedError  # written by a newer release: refused, never rewritten
+        if old_major_version == 1:
+            return migrate_v1(old_data)
+        return old_data  # minor versions only add keys; validation fills them in
 
 
 def _trim_oldest(mapping: dict[str, dict[str, Any]], limit: int, field: str) -> None:
@@ -110,6 +339,50 @@ def _trim_oldest(mapping: dict[str, dict[str, Any]], limit: int, field: str) -> 
     ordered = sorted(mapping, key=lambda key: str(mapping[key].get(field, "")))
     for key in ordered[: len(mapping) - limit]:
         del mapping[key]
+
+
+def _now() -> str:
+    return dt_util.utcnow().isoformat()
+
+
+def _is_fresh(timestamp: Any, ttl: timedelta) -> bool:
+    moment = dt_util.parse_datetime(timestamp) if isinstance(timestamp, str) else None
+    return moment is not None and dt_util.utcnow() - moment <= ttl
+
+
+def clean_media(media: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Return a media identity as kept: its known keys, outside text clipped; None without a title."""
+    if not media or not media.get("title"):
+        return None
+    cleaned: dict[str, Any] = {"title": clip(media["title"], MAX_TITLE)}
+    for key in ("year", "tmdb_id"):
+        if isinstance(value := media.get(key), int) and not isinstance(value, bool):
+            cleaned[key] = value
+    if isinstance(value := media.get("imdb_id"), str):
+        cleaned["imdb_id"] = clip(value, 20)
+    if media.get("media_type") in ("movie", "tv"):
+        cleaned["media_type"] = media["media_type"]
+    if isinstance(value := media.get("original_title"), str) and value != media["title"]:
+        cleaned["original_title"] = clip(value, MAX_TITLE)
+    return cleaned
+
+
+def clean_result(result: dict[str, Any], index: int) -> dict[str, Any]:
+    """Return a search result as kept, numbered; its outside text clipped and made storable."""
+    cleaned: dict[str, Any] = {"index": index, "title": clip(result.get("title", "?"), MAX_NAME)}
+    for key in ("size", "seeders", "peers"):
+        value = result.get(key)
+        cleaned[key] = value if isinstance(value, int) and not isinstance(value, bool) else 0
+    for key, limit in (
+        ("info_hash", 64),
+        ("download_link", 4096),
+        ("tracker", 80),
+        ("source", 80),
+        ("reason", 200),
+    ):
+        if isinstance(value := result.get(key), str) and value:
+            cleaned[key] = storable_text(value)[:limit]
+    return cleaned
 
 
 class AgentMediaMemory:
@@ -131,12 +404,32 @@ class AgentMediaMemory:
         self._max_history_messages = max(2, max_history_messages)
         self._data: dict[str, Any] = _empty_data()
         self._save_pending = False
+        self._loaded = False
+        self.household = HouseholdSection(self)
+        self.conversations = ConversationsSection(self)
+        self.working = WorkingSection(self)
+        self.downloads = DownloadsSection(self)
+        self.journal = JournalSection(self)
 
     # --- persistence ---------------------------------------------------------------------------------------
 
     async def async_load(self) -> None:
-        """Read the stored memory (nothing stored yet is an empty memory)."""
-        self._data = _normalized(await self._store.async_load())
+        """Read and validate the stored memory (nothing stored yet is an empty memory).
+
+        Raises NewerStoreError when a newer release wrote it; then nothing is ever written back.
+        """
+        try:
+            stored = await self._store.async_load()
+        except (NotImplementedError, HomeAssistantError) as err:
+            raise NewerStoreError(str(err) or "newer storage version") from err
+        self._data, dropped = validated(stored)
+        if dropped:
+            LOGGER.warning(
+                "Agent Media dropped %s damaged record(s) from its memory and kept the rest: %s",
+                len(dropped),
+                ", ".join(dropped[:10]),
+            )
+        self._loaded = True
 
     async def async_flush(self) -> None:
         """Write a pending delayed save now (on unload, so a reload reads fresh data)."""
@@ -152,7 +445,10 @@ class AgentMediaMemory:
         await self._store.async_remove()
 
     @callback
-    def _schedule_save(self, delay: float = SAVE_DELAY) -> None:
+    def schedule_save(self, delay: float = SAVE_DELAY) -> None:
+        """Write soon (coalesced); never before the memory was loaded, so a refused file stays as it is."""
+        if not self._loaded:
+            return
         self._save_pending = True
         self._store.async_delay_save(self._data_to_save, delay)
 
@@ -162,13 +458,60 @@ class AgentMediaMemory:
         self._save_pending = False
         return copy.deepcopy(self._data)
 
+    def section(self, name: str) -> Any:
+        """Return a section's raw data (for the section classes only)."""
+        return self._data[name]
+
+    def set_section(self, name: str, value: Any) -> None:
+        """Replace a section's raw data (for the section classes only)."""
+        self._data[name] = value
+
+    @property
+    def max_history_messages(self) -> int:
+        """How many messages of a conversation are kept."""
+        return self._max_history_messages
+
     def as_dict(self) -> dict[str, Any]:
         """Return a copy of everything remembered (diagnostics)."""
         return copy.deepcopy(self._data)
 
-    # --- long-term ---------------------------------------------------------------------------------------
+    def clear(self, scope: str, *, requester_key: str | None = None) -> None:
+        """Forget part of the memory.
 
-    def get_folder(self, name: str) -> str | None:
+        With `requester_key`, "conversation" and "search" forget only that requester's own, else everyone's.
+        "all" forgets everything but the downloads coordinator's bookkeeping (not something anyone told us).
+        """
+        if scope not in CLEAR_SCOPES:
+            raise ValueError(f"unknown memory scope {scope!r}")
+        empty = _empty_data()
+        if scope == "all":
+            empty["downloads"] = self._data["downloads"]
+            self._data = empty
+        elif scope == "conversation":
+            self.conversations.clear(requester_key)
+        elif scope == "search":
+            self.working.clear(requester_key)
+        elif scope == "errors":
+            self._data["journal"]["errors"] = []
+        else:
+            self._data["journal"]["events"] = []
+        self.schedule_save()
+
+
+class _Section:
+    def __init__(self, memory: AgentMediaMemory) -> None:
+        self._memory = memory
+
+
+class HouseholdSection(_Section):
+    """Settings of the household: folders, preferences, language."""
+
+    @property
+    def _data(self) -> dict[str, Any]:
+        data: dict[str, Any] = self._memory.section("household")
+        return data
+
+    def folder(self, name: str) -> str | None:
         """Return the path configured for a folder name, if any."""
         path = self._data["folders"].get(name)
         return path if isinstance(path, str) else None
@@ -178,218 +521,283 @@ class AgentMediaMemory:
         return dict(self._data["folders"])
 
     def set_folder(self, name: str, path: str) -> None:
-        """Configure a folder; the caller has validated the path."""
+        """Configure a folder; the caller has validated the path. Raises ValueError (full, or unstorable)."""
+        check_storable(name)
+        check_storable(path)
         folders: dict[str, str] = self._data["folders"]
         if folders.get(name) == path:
             return
         if name not in folders and len(folders) >= MAX_FOLDERS:
             raise ValueError(f"at most {MAX_FOLDERS} folders can be configured")
         folders[name] = path
-        self._schedule_save()
+        self._memory.schedule_save()
 
     def preferences(self) -> dict[str, Any]:
         """Return the stored preferences."""
         return dict(self._data["preferences"])
 
     def set_preference(self, key: str, value: Any) -> None:
-        """Store a preference (JSON-safe value); None removes it."""
+        """Store a preference (JSON-safe value); None removes it. Raises ValueError (full, or unstorable)."""
         preferences: dict[str, Any] = self._data["preferences"]
         if value is None:
             if preferences.pop(key, None) is not None:
-                self._schedule_save()
+                self._memory.schedule_save()
             return
+        check_storable(key)
+        check_storable(value, max_text=200)
         if preferences.get(key) == value:
             return
         if key not in preferences and len(preferences) >= MAX_PREFERENCES:
             raise ValueError(f"at most {MAX_PREFERENCES} preferences can be stored")
         preferences[key] = value
-        self._schedule_save()
+        self._memory.schedule_save()
 
     def language(self) -> str | None:
-        """Return the language the user last spoke."""
+        """Return the language the household last spoke."""
         language: str | None = self._data["language"]
         return language
 
     def set_language(self, language: str | None) -> None:
-        """Remember the user's language (written only when it changes)."""
-        if language and language != self._data["language"]:
-            self._data["language"] = language
-            self._schedule_save()
+        """Remember the language (written only when it changes)."""
+        if language and language != self._data["language"] and len(language) <= MAX_LANGUAGE:
+            self._data["language"] = storable_text(language)
+            self._memory.schedule_save()
 
-    # --- short-term, per conversation ---------------------------------------------------------------------
 
-    def _conversation(self, conversation_id: str | None) -> dict[str, Any] | None:
-        conversation: dict[str, Any] | None = self._data["conversations"].get(
-            _conversation_key(conversation_id)
-        )
-        return conversation
+class ConversationsSection(_Section):
+    """Conversations, each bound to the requester that opened it."""
 
-    def _conversation_for_update(self, conversation_id: str | None) -> dict[str, Any]:
-        conversations: dict[str, dict[str, Any]] = self._data["conversations"]
-        key = _conversation_key(conversation_id)
-        if (conversation := conversations.get(key)) is None:
-            conversation = conversations[key] = {"messages": [], "entities": {}}
-        conversation["updated"] = dt_util.utcnow().isoformat()
-        _trim_oldest(conversations, MAX_CONVERSATIONS, "updated")
-        return conversation
+    @property
+    def _data(self) -> dict[str, dict[str, Any]]:
+        data: dict[str, dict[str, Any]] = self._memory.section("conversations")
+        return data
 
-    def add_turn(self, conversation_id: str | None, user_text: str, assistant_text: str) -> None:
-        """Remember one exchange of a conversation, keeping the last `max_history_messages` messages."""
-        conversation = self._conversation_for_update(conversation_id)
-        messages: list[dict[str, str]] = conversation["messages"]
-        messages.append({"role": "user", "content": user_text[:MAX_MESSAGE_CHARS]})
-        messages.append({"role": "assistant", "content": assistant_text[:MAX_MESSAGE_CHARS]})
-        del messages[: max(0, len(messages) - self._max_history_messages)]
-        self._schedule_save()
+    def belongs_to(self, conversation_id: str | None, requester_key: str) -> bool:
+        """Return whether the requester may continue this conversation (an unknown one is anyone's)."""
+        if not conversation_id or (conversation := self._data.get(conversation_id)) is None:
+            return True
+        return conversation.get("owner") in (None, requester_key)
 
-    def conversation_messages(self, conversation_id: str | None) -> list[dict[str, str]]:
-        """Return the remembered messages of a conversation, oldest first."""
-        conversation = self._conversation(conversation_id)
-        return list(conversation["messages"]) if conversation else []
-
-    def set_entity(self, conversation_id: str | None, key: str, value: dict[str, Any]) -> None:
-        """Remember an entity of a conversation, such as the media looked up last."""
-        current = self._conversation(conversation_id)
-        if current is not None and current["entities"].get(key) == value:
-            return
-        conversation = self._conversation_for_update(conversation_id)
-        entities: dict[str, Any] = conversation["entities"]
-        entities.pop(key, None)
-        entities[key] = value
-        while len(entities) > MAX_ENTITIES_PER_CONVERSATION:
-            del entities[next(iter(entities))]
-        self._schedule_save()
-
-    def get_entity(self, conversation_id: str | None, key: str) -> dict[str, Any] | None:
-        """Return an entity remembered in a conversation."""
-        conversation = self._conversation(conversation_id)
-        if conversation is None:
-            return None
-        value = conversation["entities"].get(key)
-        return value if isinstance(value, dict) else None
-
-    # --- episodic ------------------------------------------------------------------------------------------
-
-    def store_search_results(
-        self,
-        conversation_id: str | None,
-        query: str,
-        results: list[dict[str, Any]],
-        *,
-        media: dict[str, Any] | None = None,
-    ) -> None:
-        """Keep a search's results, numbered from 1, for this conversation and as the latest search."""
-        searches: dict[str, dict[str, Any]] = self._data["searches"]
-        key = _conversation_key(conversation_id)
-        searches[key] = {
-            "query": query,
-            "results": [
-                {**result, "index": index} for index, result in enumerate(results[:MAX_SEARCH_RESULTS], 1)
-            ],
-            "media": media,
-            "at": dt_util.utcnow().isoformat(),
-        }
-        self._data["latest_search"] = key
-        self._data["pending_question"] = None  # a new search supersedes an unanswered question
-        _trim_oldest(searches, MAX_SEARCHES, "at")
-        self._schedule_save()
-
-    def set_pending_question(
-        self,
-        conversation_id: str | None,
-        question: str,
-        options: list[dict[str, Any]],
-        *,
-        media: dict[str, Any] | None = None,
-    ) -> None:
-        """Remember a question put to the user with numbered options (from 1), until answered or stale.
-
-        One at a time, reachable from any conversation (voice starts a new one each time).
-        """
-        self._data["pending_question"] = {
-            "conversation_id": conversation_id,
-            "question": question,
-            "options": [
-                {**option, "index": index} for index, option in enumerate(options[:MAX_PENDING_OPTIONS], 1)
-            ],
-            "media": media,
-            "at": dt_util.utcnow().isoformat(),
-        }
-        self._schedule_save()
-
-    def pending_question(self) -> dict[str, Any] | None:
-        """Return the unanswered question, unless it is stale."""
-        pending: dict[str, Any] | None = self._data["pending_question"]
-        if pending is None:
-            return None
-        asked = dt_util.parse_datetime(str(pending.get("at", "")))
-        if asked is None or dt_util.utcnow() - asked > PENDING_QUESTION_TTL:
-            return None
-        return copy.deepcopy(pending)
-
-    def clear_pending_question(self) -> None:
-        """Forget the question (answered, or the user moved on)."""
-        if self._data["pending_question"] is not None:
-            self._data["pending_question"] = None
-            self._schedule_save()
-
-    def search(self, conversation_id: str | None) -> dict[str, Any] | None:
-        """Return this conversation's last search (query, results, media, at), else the latest search.
-
-        Without a conversation (an action, another agent) "the last search" is the latest one anywhere.
-        """
-        searches: dict[str, dict[str, Any]] = self._data["searches"]
-        record = searches.get(conversation_id) if conversation_id else None
-        if record is None and (latest := self._data["latest_search"]) is not None:
-            record = searches.get(latest)
-        return record
-
-    def search_results(self, conversation_id: str | None) -> list[dict[str, Any]]:
-        """Return the numbered results of this conversation's last search, else of the latest search."""
-        record = self.search(conversation_id)
-        return list(record["results"]) if record else []
-
-    def add_active_download(self, info_hash: str, record: dict[str, Any]) -> None:
-        """Record a download that was added and is not finished yet."""
-        downloads: dict[str, dict[str, Any]] = self._data["active_downloads"]
-        downloads[info_hash.lower()] = {"added_at": dt_util.utcnow().isoformat(), **record}
-        _trim_oldest(downloads, MAX_ACTIVE_DOWNLOADS, "added_at")
-        self._schedule_save()
-
-    def active_downloads(self) -> dict[str, dict[str, Any]]:
-        """Return the active downloads by infohash."""
-        return {info_hash: dict(record) for info_hash, record in self._data["active_downloads"].items()}
-
-    def pop_active_download(self, info_hash: str) -> dict[str, Any] | None:
-        """Forget an active download (finished or removed) and return what was recorded."""
-        record: dict[str, Any] | None = self._data["active_downloads"].pop(info_hash.lower(), None)
-        if record is not None:
-            self._schedule_save()
-        return record
-
-    def add_background_event(self, event_type: str, data: dict[str, Any]) -> None:
-        """Record something that happened while nobody was talking; the next turn tells the user."""
-        events: list[dict[str, Any]] = self._data["events"]
-        events.append(
-            {
-                "id": ulid_now(),
-                "type": event_type,
-                "data": data,
-                "at": dt_util.utcnow().isoformat(),
-                "read": False,
+    def _for_update(self, conversation_id: str, requester_key: str) -> dict[str, Any]:
+        if (conversation := self._data.get(conversation_id)) is None:
+            conversation = self._data[conversation_id] = {
+                "owner": requester_key,
+                "messages": [],
+                "media": None,
             }
+        conversation["owner"] = conversation.get("owner") or requester_key
+        conversation["updated"] = _now()
+        _trim_oldest(self._data, MAX_CONVERSATIONS, "updated")
+        return conversation
+
+    def add_turn(self, conversation_id: str, requester_key: str, user_text: str, assistant_text: str) -> None:
+        """Remember one exchange, keeping the last `max_history_messages` messages."""
+        conversation = self._for_update(conversation_id, requester_key)
+        messages: list[dict[str, str]] = conversation["messages"]
+        messages.append({"role": "user", "content": clip(user_text, MAX_MESSAGE)})
+        messages.append({"role": "assistant", "content": clip(assistant_text, MAX_MESSAGE)})
+        del messages[: max(0, len(messages) - self._memory.max_history_messages)]
+        self._memory.schedule_save()
+
+    def messages(self, conversation_id: str | None) -> list[dict[str, str]]:
+        """Return the remembered messages of a conversation, oldest first."""
+        conversation = self._data.get(conversation_id) if conversation_id else None
+        return [dict(message) for message in conversation["messages"]] if conversation else []
+
+    def media(self, conversation_id: str | None) -> dict[str, Any] | None:
+        """Return the media looked up last in a conversation."""
+        conversation = self._data.get(conversation_id) if conversation_id else None
+        media = conversation.get("media") if conversation else None
+        return dict(media) if isinstance(media, dict) else None
+
+    def set_media(self, conversation_id: str | None, requester_key: str, media: dict[str, Any]) -> None:
+        """Remember the media looked up last in a conversation."""
+        if not conversation_id or (cleaned := clean_media(media)) is None:
+            return
+        if self.media(conversation_id) == cleaned:
+            return
+        self._for_update(conversation_id, requester_key)["media"] = cleaned
+        self._memory.schedule_save()
+
+    def clear(self, requester_key: str | None) -> None:
+        """Forget the conversations of one requester, or all of them."""
+        if requester_key is None:
+            self._data.clear()
+            return
+        for conversation_id in [
+            key for key, value in self._data.items() if value.get("owner") == requester_key
+        ]:
+            del self._data[conversation_id]
+
+
+class WorkingSection(_Section):
+    """Per requester: the last search, a pending question, a pending confirmation."""
+
+    @property
+    def _data(self) -> dict[str, dict[str, Any]]:
+        data: dict[str, dict[str, Any]] = self._memory.section("working")
+        return data
+
+    def _for_update(self, requester_key: str) -> dict[str, Any]:
+        state = self._data.setdefault(requester_key, {})
+        state["updated"] = _now()
+        _trim_oldest(self._data, MAX_REQUESTERS, "updated")
+        return state
+
+    def store_search(
+        self, requester_key: str, query: str, results: list[dict[str, Any]], media: dict[str, Any] | None
+    ) -> list[dict[str, Any]]:
+        """Keep a search's results, numbered from 1 (a new search supersedes an unanswered question)."""
+        numbered = [
+            clean_result(result, index) for index, result in enumerate(results[:MAX_SEARCH_RESULTS], 1)
+        ]
+        state = self._for_update(requester_key)
+        state["search"] = {
+            "query": clip(query, MAX_TITLE),
+            "results": numbered,
+            "media": clean_media(media),
+            "at": _now(),
+        }
+        state["question"] = None
+        self._memory.schedule_save()
+        return numbered
+
+    def search(self, requester_key: str) -> dict[str, Any] | None:
+        """Return the requester's last search (query, results, media, at)."""
+        search = self._data.get(requester_key, {}).get("search")
+        return copy.deepcopy(search) if isinstance(search, dict) else None
+
+    def set_question(
+        self, requester_key: str, question: str, options: list[dict[str, Any]], media: dict[str, Any] | None
+    ) -> None:
+        """Remember a question put to the requester with numbered options, until answered or stale."""
+        state = self._for_update(requester_key)
+        state["question"] = {
+            "question": clip(question, 400),
+            "options": [
+                clean_result(option, option.get("index", index))
+                for index, option in enumerate(options[:MAX_PENDING_OPTIONS], 1)
+            ],
+            "media": clean_media(media),
+            "at": _now(),
+        }
+        self._memory.schedule_save()
+
+    def question(self, requester_key: str) -> dict[str, Any] | None:
+        """Return the requester's unanswered question, unless it is stale."""
+        question = self._data.get(requester_key, {}).get("question")
+        if not isinstance(question, dict) or not _is_fresh(question.get("at"), PENDING_QUESTION_TTL):
+            return None
+        return copy.deepcopy(question)
+
+    def clear_question(self, requester_key: str) -> None:
+        """Forget the question (answered, or the requester moved on)."""
+        if (state := self._data.get(requester_key)) and state.get("question") is not None:
+            state["question"] = None
+            self._memory.schedule_save()
+
+    def set_confirmation(self, requester_key: str, tool: str, args: dict[str, Any]) -> None:
+        """Remember a change that waits for the requester's spoken yes."""
+        check_storable(args)
+        self._for_update(requester_key)["confirmation"] = {"tool": tool, "args": args, "at": _now()}
+        self._memory.schedule_save()
+
+    def pop_confirmation(self, requester_key: str) -> dict[str, Any] | None:
+        """Return and forget the change waiting for a yes, unless it is stale."""
+        state = self._data.get(requester_key)
+        confirmation = state.pop("confirmation", None) if state else None
+        if confirmation is not None:
+            self._memory.schedule_save()
+        if not isinstance(confirmation, dict) or not _is_fresh(confirmation.get("at"), CONFIRMATION_TTL):
+            return None
+        return confirmation
+
+    def clear(self, requester_key: str | None) -> None:
+        """Forget one requester's searches and questions, or everyone's."""
+        if requester_key is None:
+            self._data.clear()
+        else:
+            self._data.pop(requester_key, None)
+
+
+class DownloadsSection(_Section):
+    """The downloads Agent Media added, and the hashes the downloads coordinator last saw incomplete."""
+
+    @property
+    def _data(self) -> dict[str, Any]:
+        data: dict[str, Any] = self._memory.section("downloads")
+        return data
+
+    def add(self, info_hash: str, record: dict[str, Any]) -> None:
+        """Record a download that was added and is not finished yet (its media identity included)."""
+        kept = {key: value for key, value in record.items() if value is not None}
+        kept["name"] = clip(kept.get("name") or info_hash, MAX_NAME)
+        kept.setdefault("added_at", _now())
+        if "media" in kept:
+            kept["media"] = clean_media(kept["media"])
+        kept = storable_copy(kept)  # names and paths come from outside
+        records: dict[str, dict[str, Any]] = self._data["records"]
+        records[info_hash.lower()] = kept
+        _trim_oldest(records, MAX_ACTIVE_DOWNLOADS, "added_at")
+        self._memory.schedule_save()
+
+    def update(self, info_hash: str, **changes: Any) -> None:
+        """Change fields of a recorded download (nothing when it is not recorded)."""
+        if (record := self._data["records"].get(info_hash.lower())) is not None:
+            record.update(storable_copy(changes))
+            self._memory.schedule_save()
+
+    def records(self) -> dict[str, dict[str, Any]]:
+        """Return the recorded downloads by infohash."""
+        return {info_hash: copy.deepcopy(record) for info_hash, record in self._data["records"].items()}
+
+    def get(self, info_hash: str) -> dict[str, Any] | None:
+        """Return one recorded download."""
+        record = self._data["records"].get(info_hash.lower())
+        return copy.deepcopy(record) if record is not None else None
+
+    def pop(self, info_hash: str) -> dict[str, Any] | None:
+        """Forget a download (finished or removed) and return what was recorded."""
+        record: dict[str, Any] | None = self._data["records"].pop(info_hash.lower(), None)
+        if record is not None:
+            self._memory.schedule_save()
+        return record
+
+    def incomplete(self) -> list[str]:
+        """Return the hashes the downloads coordinator last saw incomplete."""
+        return list(self._data["incomplete"])
+
+    def set_incomplete(self, hashes: Iterable[str]) -> None:
+        """Remember the hashes seen incomplete (written soon: they decide which completions fire)."""
+        self._data["incomplete"] = sorted(hashes)[:MAX_INCOMPLETE]
+        self._memory.schedule_save(DOWNLOADS_SAVE_DELAY)
+
+
+class JournalSection(_Section):
+    """Recent errors, and news told at the next turn."""
+
+    @property
+    def _data(self) -> dict[str, list[dict[str, Any]]]:
+        data: dict[str, list[dict[str, Any]]] = self._memory.section("journal")
+        return data
+
+    def add_event(self, event_type: str, data: dict[str, Any]) -> None:
+        """Record something that happened while nobody was talking; the next turn tells it."""
+        events = self._data["events"]
+        events.append(
+            {"id": ulid_now(), "type": event_type, "data": storable_copy(data), "at": _now(), "read": False}
         )
         # Over the cap, forget read events first, then the oldest unread ones.
         while len(events) > MAX_EVENTS:
             oldest_read = next((event for event in events if event["read"]), None)
             events.remove(oldest_read if oldest_read is not None else events[0])
-        self._schedule_save()
+        self._memory.schedule_save()
 
     def unread_events(self) -> list[dict[str, Any]]:
         """Return the events not told yet, oldest first."""
-        return [dict(event) for event in self._data["events"] if not event["read"]]
+        return [copy.deepcopy(event) for event in self._data["events"] if not event["read"]]
 
-    def mark_events_read(self, event_ids: Iterable[str] | None = None) -> None:
+    def mark_read(self, event_ids: Iterable[str] | None = None) -> None:
         """Mark events as told: the given ones, or all of them."""
         wanted = None if event_ids is None else set(event_ids)
         changed = False
@@ -398,48 +806,22 @@ class AgentMediaMemory:
                 event["read"] = True
                 changed = True
         if changed:
-            self._schedule_save()
-
-    def incomplete_downloads(self) -> list[str]:
-        """Return the hashes the downloads coordinator last saw incomplete."""
-        return [value for value in self._data["incomplete_downloads"] if isinstance(value, str)]
-
-    def set_incomplete_downloads(self, hashes: Iterable[str]) -> None:
-        """Remember the hashes seen incomplete (written soon: they decide which completions fire)."""
-        self._data["incomplete_downloads"] = sorted(hashes)
-        self._schedule_save(DOWNLOADS_SAVE_DELAY)
+            self._memory.schedule_save()
 
     def add_error(self, action: str, error: str, message: str) -> None:
         """Remember a failure (what was tried, the error code, the explanation)."""
-        errors: list[dict[str, Any]] = self._data["errors"]
+        errors = self._data["errors"]
         errors.append(
-            {"action": action, "error": error, "message": message, "at": dt_util.utcnow().isoformat()}
+            {
+                "action": clip(action, 40),
+                "error": clip(error, 40),
+                "message": clip(message, 300),
+                "at": _now(),
+            }
         )
         del errors[: max(0, len(errors) - MAX_ERRORS)]
-        self._schedule_save()
+        self._memory.schedule_save()
 
     def recent_errors(self) -> list[dict[str, Any]]:
         """Return the remembered failures, oldest first."""
         return [dict(error) for error in self._data["errors"]]
-
-    def clear(self, scope: str | None = None) -> None:
-        """Forget part of the memory: "all" (default), "conversation", "search", "errors" or "events"."""
-        scope = scope or "all"
-        if scope not in CLEAR_SCOPES:
-            raise ValueError(f"unknown memory scope {scope!r}")
-        empty = _empty_data()
-        if scope == "all":
-            # The coordinator's bookkeeping is not something the user told us; keep it.
-            empty["incomplete_downloads"] = self._data["incomplete_downloads"]
-            self._data = empty
-        elif scope == "conversation":
-            self._data["conversations"] = empty["conversations"]
-        elif scope == "search":
-            self._data["searches"] = empty["searches"]
-            self._data["latest_search"] = None
-            self._data["pending_question"] = None
-        elif scope == "errors":
-            self._data["errors"] = empty["errors"]
-        else:
-            self._data["events"] = empty["events"]
-        self._schedule_save()

@@ -1,10 +1,9 @@
 """Actions (services) of Agent Media: search, download, folders, downloads, memory.
 
 Registered once in `async_setup`, so automations validate even while no entry is loaded. Every action works
-with no language model configured or reachable: they use the search services, qBittorrent and the memory
-directly, through the same functions as the agent's tools. The schema checks shapes; the handlers check
-meaning and raise a translated `ServiceValidationError` before anything changes, or a translated
-`HomeAssistantError` when an outside service fails.
+with no language model configured or reachable. The schema checks shapes; the handlers resolve who calls and
+hand over to the operations (operations.py), which check meaning and permissions before anything changes.
+Their errors become the translated exception errors.py maps each code to (`Unauthorized` for a refusal).
 """
 
 from __future__ import annotations
@@ -13,7 +12,6 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import voluptuous as vol
-from yarl import URL
 
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, ServiceResponse, SupportsResponse, callback
@@ -21,33 +19,13 @@ from homeassistant.exceptions import HomeAssistantError, ServiceValidationError,
 from homeassistant.helpers import config_validation as cv
 from homeassistant.util import dt as dt_util
 
-from .agent.tools import (
-    BAD_ARGS,
-    INVALID_PATH,
-    NOT_A_DIRECTORY,
-    NOT_ALLOWED,
-    NOT_READABLE,
-    PATH_NOT_FOUND,
-    ToolContext,
-    ToolError,
-    async_add_search_result,
-    async_may_change_settings,
-    async_search_torrents,
-    async_set_folder,
-    check_folder_path,
-)
-from .clients.errors import (
-    AgentMediaClientError,
-    CannotConnectError,
-    InvalidAuthError,
-    InvalidResponseError,
-    RequestRejectedError,
-)
-from .clients.qbittorrent import info_hash_from_magnet, normalize_info_hash
 from .const import DOMAIN
 from .coordinator import ETA_INFINITE, PAUSED_STATES, download_state, is_complete
-from .downloads import SOURCE_SERVICE, TORRENT_TAG, UnknownFolderError, async_add_download
-from .memory import CLEAR_SCOPES, MAX_FOLDERS
+from .downloads import SOURCE_SERVICE, TORRENT_TAG
+from .errors import OperationError
+from .memory import CLEAR_SCOPES
+from .operations import PERMISSION_DENIED, MediaOperations, strict_index
+from .requester import Requester, async_resolve_requester
 
 if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
@@ -81,6 +59,16 @@ MAX_SEARCH_LIMIT: Final = 50
 _ENTRY_ID: Final[dict[vol.Marker, Any]] = {vol.Optional(ATTR_CONFIG_ENTRY_ID): cv.string}
 _NON_EMPTY = vol.All(cv.string, vol.Strip, vol.Length(min=1))
 
+
+def _index(value: Any) -> int:
+    try:
+        return strict_index(value)
+    except ValueError as err:
+        raise vol.Invalid(str(err)) from err
+
+
+_INDEX: Final = vol.All(vol.Any(int, float, str), _index)
+
 SEARCH_SCHEMA: Final = vol.Schema(
     {
         **_ENTRY_ID,
@@ -95,7 +83,7 @@ DOWNLOAD_SCHEMA: Final = vol.All(
     vol.Schema(
         {
             **_ENTRY_ID,
-            vol.Exclusive(ATTR_INDEX, "source"): vol.All(vol.Coerce(int), vol.Range(min=1)),
+            vol.Exclusive(ATTR_INDEX, "source"): _INDEX,
             vol.Exclusive(ATTR_MAGNET, "source"): _NON_EMPTY,
             vol.Exclusive(ATTR_URL, "source"): _NON_EMPTY,
             vol.Optional(ATTR_FOLDER): _NON_EMPTY,
@@ -122,25 +110,6 @@ def _validation_error(key: str, **placeholders: Any) -> ServiceValidationError:
     )
 
 
-def client_error(err: AgentMediaClientError) -> HomeAssistantError:
-    """Translate an outside service's failure for the caller of an action."""
-    if isinstance(err, RequestRejectedError):
-        key = "request_rejected"
-    elif isinstance(err, InvalidAuthError):
-        key = "service_invalid_auth"
-    elif isinstance(err, CannotConnectError):
-        key = "service_cannot_connect"
-    elif isinstance(err, InvalidResponseError):
-        key = "service_invalid_response"
-    else:
-        key = "service_failed"
-    return HomeAssistantError(
-        translation_domain=DOMAIN,
-        translation_key=key,
-        translation_placeholders={"service": err.service, "detail": err.detail},
-    )
-
-
 @callback
 def async_get_entry(hass: HomeAssistant, config_entry_id: str | None) -> AgentMediaConfigEntry:
     """Return the loaded entry an action is for: the one named, else the only one loaded."""
@@ -159,134 +128,66 @@ def async_get_entry(hass: HomeAssistant, config_entry_id: str | None) -> AgentMe
     return cast("AgentMediaConfigEntry", entry)
 
 
-def _entry_for(call: ServiceCall) -> AgentMediaConfigEntry:
-    return async_get_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
+async def _async_prepare(call: ServiceCall) -> tuple[MediaOperations, Requester]:
+    """Return the operations of the action's entry and who calls (resolved once)."""
+    entry = async_get_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
+    return MediaOperations(call.hass, entry), await async_resolve_requester(call.hass, call.context)
 
 
-# --- search ------------------------------------------------------------------------------------------------
+def _action_error(err: OperationError, call: ServiceCall) -> HomeAssistantError:
+    """Return what the action raises: HA's Unauthorized for a refusal, else the mapped translated error."""
+    if err.translation_key == PERMISSION_DENIED:
+        return Unauthorized(context=call.context, permission=err.placeholders.get("permission"))
+    return err.for_action()
+
+
+# --- search, folders, download -----------------------------------------------------------------------------
 
 
 async def _async_search(call: ServiceCall) -> ServiceResponse:
-    """Search like the agent's find_torrents: the same ranking, numbers and memory."""
-    entry = _entry_for(call)
+    """Search like the agent's find_torrents: the same ranking, numbers and working state."""
+    operations, requester = await _async_prepare(call)
     try:
-        search = await async_search_torrents(
-            entry, call.data[ATTR_QUERY], conversation_id=None, media_type=call.data.get(ATTR_MEDIA_TYPE)
+        search = await operations.async_search(
+            requester, call.data[ATTR_QUERY], media_type=call.data.get(ATTR_MEDIA_TYPE)
         )
-    except ToolError:
-        return {"results": []}  # nothing usable found; the last search stays as it was
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
+    except OperationError as err:
+        if err.code == "not_found":
+            return {"results": []}  # nothing usable found; the last search stays as it was
+        raise _action_error(err, call) from err
     return {"results": [dict(result) for result in search.results[: call.data[ATTR_LIMIT]]]}
 
 
-# --- folders -----------------------------------------------------------------------------------------------
-
-# The agent's folder checks, as translated errors.
-_FOLDER_ERRORS: Final = {
-    BAD_ARGS: "invalid_folder_name",
-    INVALID_PATH: "path_not_absolute",
-    NOT_ALLOWED: "folder_not_allowed",
-    PATH_NOT_FOUND: "path_not_found",
-    NOT_A_DIRECTORY: "not_a_directory",
-    NOT_READABLE: "path_not_readable",
-}
-
-
-def _folder_error(code: str, folder: str, path: str) -> ServiceValidationError:
-    return _validation_error(_FOLDER_ERRORS.get(code, "folder_refused"), folder=folder, path=path)
-
-
 async def _async_set_folder(call: ServiceCall) -> ServiceResponse:
-    """Configure a folder with the agent's checks and its rule on who may change settings."""
-    entry = _entry_for(call)
-    folder, path = call.data[ATTR_FOLDER], call.data[ATTR_PATH]
-    user_id = call.context.user_id
-    # Automations and scripts (no user) are set up by administrators; people need the agent's permission.
-    if user_id is not None and not await async_may_change_settings(
-        ToolContext(hass=call.hass, entry=entry, conversation_id=None, user_id=user_id)
-    ):
-        raise Unauthorized(context=call.context)
+    """Configure a folder with the operations' checks and permission."""
+    operations, requester = await _async_prepare(call)
     try:
-        folder, path = await async_set_folder(call.hass, entry, folder, path)
-    except ToolError as err:
-        raise _folder_error(err.code, folder, path) from err
-    except ValueError as err:
-        raise _validation_error("too_many_folders", max=MAX_FOLDERS) from err
+        folder, path = await operations.async_set_folder(
+            requester, call.data[ATTR_FOLDER], call.data[ATTR_PATH]
+        )
+    except OperationError as err:
+        raise _action_error(err, call) from err
     return {"folder": folder, "path": path}
 
 
-# --- download ----------------------------------------------------------------------------------------------
-
-
-def _checked_magnet(magnet: str) -> str:
-    if info_hash_from_magnet(magnet) is None:
-        raise _validation_error("invalid_magnet", magnet=magnet)
-    return magnet
-
-
-def _checked_url(url: str) -> str:
-    try:
-        parsed = URL(url)
-    except ValueError:
-        parsed = None
-    if parsed is None or parsed.scheme not in ("http", "https") or not parsed.host:
-        raise _validation_error("invalid_url", url=url)
-    return url
-
-
-async def _async_checked_folder(hass: HomeAssistant, entry: AgentMediaConfigEntry, folder: str) -> str:
-    """Return the folder to hand to `async_add_download`: a configured name, or a usable absolute path."""
-    if entry.runtime_data.memory.get_folder(folder) is not None:
-        return folder
-    if not folder.startswith("/"):
-        raise _validation_error("unknown_folder", folder=folder)
-    path, problem = await hass.async_add_executor_job(check_folder_path, hass, folder)
-    if problem is not None:
-        raise _folder_error(problem[0], folder, path)
-    return path
-
-
-def _checked_index(entry: AgentMediaConfigEntry, index: int) -> int:
-    count = len(entry.runtime_data.memory.search_results(None))
-    if count == 0:
-        raise _validation_error("no_search_results")
-    if index > count:
-        raise _validation_error("unknown_index", index=index, count=count)
-    return index
-
-
 async def _async_download(call: ServiceCall) -> ServiceResponse:
-    """Add a result of the last search, a magnet or a .torrent link, after checking all of the input."""
-    entry = _entry_for(call)
-    hass, data = call.hass, call.data
-    folder = data.get(ATTR_FOLDER)
-    if folder is not None:
-        folder = await _async_checked_folder(hass, entry, folder)
+    """Add a result of the caller's last search, a magnet or a .torrent link, after checking all of it."""
+    operations, requester = await _async_prepare(call)
+    data = call.data
     try:
         if ATTR_INDEX in data:
-            added = await async_add_search_result(
-                hass,
-                entry,
-                _checked_index(entry, data[ATTR_INDEX]),
-                conversation_id=None,
-                source=SOURCE_SERVICE,
-                folder=folder,
+            added = await operations.async_add_result(
+                requester, data[ATTR_INDEX], source=SOURCE_SERVICE, folder=data.get(ATTR_FOLDER)
             )
-        elif ATTR_MAGNET in data:
-            magnet = _checked_magnet(data[ATTR_MAGNET])
-            added = await async_add_download(hass, entry, magnet=magnet, folder=folder, source=SOURCE_SERVICE)
         else:
-            url = _checked_url(data[ATTR_URL])
-            added = await async_add_download(hass, entry, url=url, folder=folder, source=SOURCE_SERVICE)
-    except ToolError as err:  # the chosen result has no link
-        raise _validation_error("result_without_link", index=data[ATTR_INDEX]) from err
-    except UnknownFolderError as err:
-        raise _validation_error("unknown_folder", folder=err.folder) from err
-    except RequestRejectedError as err:
-        raise _validation_error("torrent_rejected", detail=err.detail) from err
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
+            link = data.get(ATTR_MAGNET) or data[ATTR_URL]
+            if ATTR_MAGNET in data and not link.lower().startswith("magnet:"):
+                raise _validation_error("invalid_magnet", magnet=link)
+            added = await operations.async_add_link(
+                requester, link, folder=data.get(ATTR_FOLDER), source=SOURCE_SERVICE
+            )
+    except OperationError as err:
+        raise _action_error(err, call) from err
     return {"hash": added.info_hash, "name": added.name}
 
 
@@ -327,14 +228,12 @@ def describe_torrent(torrent: dict[str, Any], record: dict[str, Any] | None) -> 
 
 
 async def _async_list_downloads(call: ServiceCall) -> ServiceResponse:
-    entry = _entry_for(call)
-    data = entry.runtime_data
+    operations, requester = await _async_prepare(call)
     try:
-        torrents = await data.qbittorrent.async_torrents()
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
-    records = data.memory.active_downloads()
-    torrents.sort(key=lambda torrent: torrent.get("added_on") or 0, reverse=True)
+        torrents = await operations.async_list_downloads(requester)
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    records = operations.memory.downloads.records()
     return {
         "downloads": [
             describe_torrent(torrent, records.get(str(torrent.get("hash", "")).lower()))
@@ -343,56 +242,37 @@ async def _async_list_downloads(call: ServiceCall) -> ServiceResponse:
     }
 
 
-async def _async_existing_hash(entry: AgentMediaConfigEntry, value: str) -> str:
-    """Return the torrent's hash when qBittorrent has it (qBittorrent silently ignores unknown hashes)."""
-    info_hash = normalize_info_hash(value)
-    if info_hash is None:
-        raise _validation_error("invalid_hash", hash=value)
+async def _async_control(call: ServiceCall, action: str) -> None:
+    operations, requester = await _async_prepare(call)
     try:
-        present = await entry.runtime_data.qbittorrent.async_torrents([info_hash])
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
-    if not present:
-        raise _validation_error("unknown_torrent", hash=info_hash)
-    return info_hash
+        await operations.async_control(
+            requester, action, call.data[ATTR_HASH], delete_files=call.data.get(ATTR_DELETE_FILES, False)
+        )
+    except OperationError as err:
+        raise _action_error(err, call) from err
 
 
 async def _async_pause(call: ServiceCall) -> None:
-    entry = _entry_for(call)
-    info_hash = await _async_existing_hash(entry, call.data[ATTR_HASH])
-    try:
-        await entry.runtime_data.qbittorrent.async_pause([info_hash])
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
+    await _async_control(call, "pause")
 
 
 async def _async_resume(call: ServiceCall) -> None:
-    entry = _entry_for(call)
-    info_hash = await _async_existing_hash(entry, call.data[ATTR_HASH])
-    try:
-        await entry.runtime_data.qbittorrent.async_resume([info_hash])
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
+    await _async_control(call, "resume")
 
 
 async def _async_remove(call: ServiceCall) -> None:
-    entry = _entry_for(call)
-    info_hash = await _async_existing_hash(entry, call.data[ATTR_HASH])
-    try:
-        await entry.runtime_data.qbittorrent.async_remove(
-            [info_hash], delete_files=call.data[ATTR_DELETE_FILES]
-        )
-    except AgentMediaClientError as err:
-        raise client_error(err) from err
-    entry.runtime_data.memory.pop_active_download(info_hash)
+    await _async_control(call, "remove")
 
 
 # --- memory ------------------------------------------------------------------------------------------------
 
 
 async def _async_clear_memory(call: ServiceCall) -> None:
-    entry = _entry_for(call)
-    entry.runtime_data.memory.clear(call.data[ATTR_SCOPE])
+    operations, requester = await _async_prepare(call)
+    try:
+        operations.clear_memory(requester, call.data[ATTR_SCOPE])
+    except OperationError as err:
+        raise _action_error(err, call) from err
 
 
 type _Handler = Callable[[ServiceCall], Coroutine[Any, Any, ServiceResponse]]

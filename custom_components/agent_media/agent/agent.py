@@ -8,39 +8,11 @@ the same tool calls. Every failure ends in a short explanation in the user's lan
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 import json
 from typing import TYPE_CHECKING, Any, Final
 
-from custom_components.agent_media import compat
-from custom_components.agent_media.agent.prompt import (
-    build_memory_view,
-    build_system_prompt,
-    dumps,
-    json_action_prompt,
-)
-from custom_components.agent_media.agent.tools import (
-    INVALID_JSON_ARGUMENTS,
-    AgentMediaAPI,
-    ToolRegistry,
-)
-from custom_components.agent_media.clients.errors import (
-    AgentMediaClientError,
-    InvalidAuthError,
-    InvalidResponseError,
-    RateLimitedError,
-    RequestRejectedError,
-)
-from custom_components.agent_media.const import (
-    CONF_MAX_HISTORY_MESSAGES,
-    CONF_MAX_TOOL_ITERATIONS,
-    CONF_TEMPERATURE,
-    DEFAULT_MAX_HISTORY_MESSAGES,
-    DEFAULT_MAX_TOOL_ITERATIONS,
-    DEFAULT_TEMPERATURE,
-    DOMAIN,
-    LOGGER,
-)
 from homeassistant.components.conversation import (
     AssistantContent,
     AssistantContentDeltaDict,
@@ -49,7 +21,42 @@ from homeassistant.components.conversation import (
     UserContent,
 )
 from homeassistant.helpers import llm
-from homeassistant.helpers.translation import async_get_translations
+
+from .. import compat
+from ..clients.errors import (
+    AgentMediaClientError,
+    InvalidAuthError,
+    InvalidResponseError,
+    RateLimitedError,
+    RequestRejectedError,
+)
+from ..const import (
+    CONF_MAX_HISTORY_MESSAGES,
+    CONF_MAX_TOOL_ITERATIONS,
+    CONF_TEMPERATURE,
+    CONF_TURN_TIMEOUT,
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_MAX_TOOL_ITERATIONS,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TURN_TIMEOUT,
+    DOMAIN,
+    LOGGER,
+)
+from ..errors import async_render
+from ..requester import async_resolve_requester
+from .prompt import (
+    build_memory_view,
+    build_system_prompt,
+    dumps,
+    json_action_prompt,
+    tool_result_message,
+)
+from .tools import (
+    INVALID_JSON_ARGUMENTS,
+    AgentMediaAPI,
+    ToolContext,
+    ToolRegistry,
+)
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -57,10 +64,12 @@ if TYPE_CHECKING:
     from openai.types.chat import ChatCompletionChunk
     from openai.types.chat.chat_completion_chunk import ChoiceDelta
 
-    from custom_components.agent_media.agent.prompt import PromptView
-    from custom_components.agent_media.data import AgentMediaConfigEntry
     from homeassistant.components.conversation import ChatLog, ConversationInput
     from homeassistant.core import HomeAssistant
+
+    from ..data import AgentMediaConfigEntry
+    from ..requester import Requester
+    from .prompt import PromptView
 
 # Translation keys (strings.json → exceptions) of the spoken explanations.
 LLM_INVALID_AUTH: Final = "agent_llm_invalid_auth"
@@ -71,6 +80,8 @@ LLM_BAD_OUTPUT: Final = "agent_llm_bad_output"
 TOO_MANY_STEPS: Final = "agent_too_many_steps"
 EMPTY_ANSWER: Final = "agent_empty_answer"
 UNEXPECTED_ERROR: Final = "agent_unexpected_error"
+TURN_TIMEOUT: Final = "agent_turn_timeout"
+TURN_TIMEOUT_IN_TOOL: Final = "agent_turn_timeout_in_tool"
 
 # How servers say that the model cannot take tools (Ollama: "... does not support tools").
 _NO_TOOLS_HINTS: Final = ("does not support tools", "tools is not supported", "tool use is not supported")
@@ -84,6 +95,13 @@ class TurnResult:
 
     speech: str
     failed: bool = False
+
+
+@dataclass(slots=True)
+class _TurnProgress:
+    """What the turn is doing, so a deadline can say where it stopped."""
+
+    tool: str | None = None
 
 
 @dataclass(slots=True)
@@ -207,12 +225,47 @@ class MediaAgent:
     async def _async_respond(
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
     ) -> TurnResult:
+        requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
+        deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
+        progress = _TurnProgress()
+        try:
+            async with asyncio.timeout(deadline):
+                return await self._async_run_turn(user_input, chat_log, agent_id, requester, progress)
+        except TimeoutError:
+            LOGGER.warning(
+                "Agent Media's turn took longer than %s s (%s)", deadline, progress.tool or "model"
+            )
+            if progress.tool:
+                placeholders = {"seconds": f"{deadline:g}", "tool": progress.tool}
+                return await self._async_fail(
+                    user_input, chat_log, agent_id, TURN_TIMEOUT_IN_TOOL, placeholders
+                )
+            return await self._async_fail(
+                user_input, chat_log, agent_id, TURN_TIMEOUT, {"seconds": f"{deadline:g}"}
+            )
+
+    async def _async_run_turn(
+        self,
+        user_input: ConversationInput,
+        chat_log: ChatLog,
+        agent_id: str,
+        requester: Requester,
+        progress: _TurnProgress,
+    ) -> TurnResult:
         entry = self.entry
         memory = entry.runtime_data.memory
         conversation_id = chat_log.conversation_id
-        memory.set_language(user_input.language)
+        memory.household.set_language(user_input.language)
         turn_start = len(chat_log.content) - 1  # the user's message of this turn
 
+        llm_context = compat.build_llm_context(
+            platform=DOMAIN,
+            context=user_input.context,
+            language=user_input.language,
+            device_id=user_input.device_id,
+            user_prompt=user_input.text,
+            agent_id=agent_id,
+        )
         api = AgentMediaAPI(
             hass=self.hass,
             id=f"{DOMAIN}-{entry.entry_id}",
@@ -220,18 +273,17 @@ class MediaAgent:
             entry=entry,
             registry=self.registry,
             conversation_id=conversation_id,
-        )
-        chat_log.llm_api = await api.async_get_api_instance(
-            compat.build_llm_context(
-                platform=DOMAIN,
-                context=user_input.context,
+            tool_context=ToolContext(
+                hass=self.hass,
+                entry=entry,
+                requester=requester,
+                conversation_id=conversation_id,
                 language=user_input.language,
-                device_id=user_input.device_id,
-                user_prompt=user_input.text,
-                agent_id=agent_id,
-            )
+                user_text=user_input.text,
+            ),
         )
-        view = build_memory_view(memory, conversation_id, user_input.language)
+        chat_log.llm_api = await api.async_get_api_instance(llm_context)
+        view = build_memory_view(memory, requester.key, conversation_id, user_input.language)
         reasoning: dict[int, str] = {}  # id(AssistantContent) → reasoning_content, this turn only
         max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))
 
@@ -245,10 +297,12 @@ class MediaAgent:
             )
             try:
                 async for content in chat_log.async_add_delta_content_stream(
-                    agent_id, self._deltas(stream, parser)
+                    agent_id, self._deltas(stream, parser, progress)
                 ):
                     if isinstance(content, AssistantContent) and content.tool_calls and parser.reasoning:
                         reasoning[id(content)] = parser.reasoning
+                    if isinstance(content, ToolResultContent):
+                        progress.tool = None  # the tools of that call have answered
             except RequestRejectedError as err:
                 if native and _tools_unsupported(err):
                     LOGGER.info("%s does not take tools; using JSON actions", entry.runtime_data.llm.model)
@@ -268,8 +322,8 @@ class MediaAgent:
         speech = last.content.strip() if isinstance(last, AssistantContent) and last.content else ""
         if not speech:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
-        memory.add_turn(conversation_id, user_input.text, speech)
-        memory.mark_events_read(view.shown_event_ids)
+        memory.conversations.add_turn(conversation_id, requester.key, user_input.text, speech)
+        memory.journal.mark_read(view.shown_event_ids)
         return TurnResult(speech)
 
     # --- talking to the model ----------------------------------------------------------------------------
@@ -311,7 +365,7 @@ class MediaAgent:
         if not history:
             history = [
                 dict(message)
-                for message in self.entry.runtime_data.memory.conversation_messages(chat_log.conversation_id)
+                for message in self.entry.runtime_data.memory.conversations.messages(chat_log.conversation_id)
             ]
         history = history[-limit:] if limit > 0 else []
         while history and history[0]["role"] != "user":
@@ -319,7 +373,7 @@ class MediaAgent:
         return history
 
     async def _deltas(
-        self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser
+        self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser, progress: _TurnProgress
     ) -> AsyncIterator[AssistantContentDeltaDict]:
         """Turn one streamed completion into ChatLog deltas: text as it comes, tool calls at the end."""
         yield {"role": "assistant"}
@@ -330,6 +384,7 @@ class MediaAgent:
         if rest:
             yield {"content": rest}
         if tool_calls:
+            progress.tool = ", ".join(call.tool_name for call in tool_calls)[:80]
             yield {"tool_calls": tool_calls}
 
     # --- failures ------------------------------------------------------------------------------------------
@@ -360,8 +415,8 @@ class MediaAgent:
         placeholders: dict[str, str] | None = None,
     ) -> TurnResult:
         """Explain a failure in the user's language; keep the chat log consistent and remember the error."""
-        speech = await async_spoken_message(self.hass, user_input.language, key, placeholders or {})
-        self.entry.runtime_data.memory.add_error("conversation", key.removeprefix("agent_"), speech)
+        speech = await async_render(self.hass, user_input.language, key, placeholders or {})
+        self.entry.runtime_data.memory.journal.add_error("conversation", key.removeprefix("agent_"), speech)
         if chat_log.content and not (
             isinstance(chat_log.content[-1], AssistantContent) and not chat_log.content[-1].tool_calls
         ):
@@ -392,7 +447,8 @@ def _turn_messages(contents: list[Any], reasoning: dict[int, str], *, native: bo
             if native:
                 messages.append({"role": "tool", "tool_call_id": content.tool_call_id, "content": result})
             else:
-                messages.append({"role": "user", "content": f"Result of {content.tool_name}: {result}"})
+                payload = compat.tool_result_data(content)
+                messages.append({"role": "user", "content": tool_result_message(content.tool_name, payload)})
     return messages
 
 
@@ -429,20 +485,3 @@ def _assistant_message(content: AssistantContent, reasoning: str | None, *, nati
         # DeepSeek's thinking mode refuses a tool-calling turn whose reasoning is not sent back.
         message["reasoning_content"] = reasoning
     return message
-
-
-async def async_spoken_message(
-    hass: HomeAssistant, language: str | None, key: str, placeholders: dict[str, str]
-) -> str:
-    """Return a translated explanation (strings.json → exceptions), in the user's language when available."""
-    template = ""
-    for candidate in dict.fromkeys((language or "en", "en")):
-        translations = await async_get_translations(hass, candidate, "exceptions", [DOMAIN])
-        if template := translations.get(f"component.{DOMAIN}.exceptions.{key}.message", ""):
-            break
-    if not template:
-        return key
-    try:
-        return template.format(**placeholders)
-    except (KeyError, IndexError, ValueError):
-        return template

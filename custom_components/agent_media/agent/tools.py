@@ -1,99 +1,60 @@
-"""The tools the model can call, their registry, and the one place tool calls are validated and run.
+"""The tools the model can call: thin adapters of the operations (operations.py) to the model.
 
 Every result is a JSON object: `{"status": "ok", ...}` or `{"status": "error", "error": <code>,
 "message": ...}`. A tool never raises: unknown tools, bad arguments, refused permissions and failing services
 all come back to the model as error results it can explain.
+
+Trust boundary: tool results carry outside text (release and file names, TMDB titles) that the model may be
+fooled by. So a tool that changes the household's settings acts only on what the person's own words in this
+turn asked for (`grounding`); otherwise it keeps the change as a pending confirmation and asks for a spoken
+yes, which the next turn's words must give.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
 from dataclasses import dataclass
-import os
-from pathlib import Path, PurePosixPath
 import re
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import voluptuous as vol
 
-from custom_components.agent_media import compat
-from custom_components.agent_media.clients.errors import (
-    AgentMediaClientError,
-    InvalidAuthError,
-    InvalidResponseError,
-    RateLimitedError,
-    RequestRejectedError,
-)
-from custom_components.agent_media.const import (
-    CODEC_CHOICES,
-    CONF_ALLOW_NON_ADMIN_SETTINGS,
-    CONF_MAX_SIZE_GB,
-    CONF_PREFERRED_CODEC,
-    CONF_PREFERRED_LANGUAGES,
-    CONF_PREFERRED_RESOLUTION,
-    DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
-    DEFAULT_PREFERRED_RESOLUTION,
-    DOMAIN,
-    LOGGER,
-    NO_PREFERENCE,
-    RESOLUTION_CHOICES,
-)
-from custom_components.agent_media.downloads import (
-    SAFETY_WAITING,
-    SOURCE_CONVERSATION,
-    DangerousTorrentError,
-    async_add_download,
-)
-from custom_components.agent_media.memory import MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
-from custom_components.agent_media.ranking import (
-    RankedRelease,
-    RankingPreferences,
-    normalize_resolution,
-    normalize_title,
-    parse_release,
-    rank_releases,
-)
 from homeassistant.components.conversation import (
     ConversationTraceEventType,
     async_conversation_trace_append,
 )
 from homeassistant.helpers import llm
 
-if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable, Mapping
+from .. import compat
+from ..const import CODEC_CHOICES, DOMAIN, LOGGER, RESOLUTION_CHOICES
+from ..downloads import SAFETY_WAITING
+from ..errors import ErrorCode, OperationError, async_render
+from ..memory import MAX_PENDING_OPTIONS
+from ..operations import MediaOperations, MediaQuestion, human_size, strict_index
+from ..requester import async_resolve_requester
+from ..untrusted import MAX_NAME, MAX_TITLE, clip
 
-    from custom_components.agent_media.clients.knaben import TorrentResult
-    from custom_components.agent_media.clients.qbittorrent import AddedTorrent
-    from custom_components.agent_media.clients.tmdb import MediaMatch
-    from custom_components.agent_media.data import AgentMediaConfigEntry
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
     from homeassistant.core import HomeAssistant
 
-# Error codes (contract: DESIGN.md).
-NOT_FOUND: Final = "not_found"
-BAD_ARGS: Final = "bad_args"
-UNKNOWN_TOOL: Final = "unknown_tool"
-PATH_NOT_FOUND: Final = "path_not_found"
-NOT_A_DIRECTORY: Final = "not_a_directory"
-NOT_READABLE: Final = "not_readable"
-INVALID_PATH: Final = "invalid_path"
-NOT_ALLOWED: Final = "not_allowed"
-CANNOT_CONNECT: Final = "cannot_connect"
-RATE_LIMITED: Final = "rate_limited"
-INVALID_AUTH: Final = "invalid_auth"
-BAD_RESPONSE: Final = "bad_response"
-REJECTED: Final = "rejected"
-DANGEROUS_FILES: Final = "dangerous_files"
-INTERNAL_ERROR: Final = "internal_error"
+    from ..data import AgentMediaConfigEntry
+    from ..operations import AddedDownload
+    from ..requester import Requester
 
 # Set by the stream parser when a native call's arguments were not JSON, so validation reports it.
 INVALID_JSON_ARGUMENTS: Final = "__invalid_json_arguments__"
-
-MEDIA_ENTITY: Final = "media"
 RESULTS_SHOWN: Final = 10  # results returned to the model per search; all (≤ 50) stay in memory
-MAX_LISTED_ENTRIES: Final = 50
 MAX_TEXT: Final = 200
-FOLDER_NAME = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
-_RESOLUTION_IN_QUERY = re.compile(r"(?<![a-z0-9])(2160p|1080p|720p|480p|4k|uhd)(?![a-z0-9])", re.IGNORECASE)
+
+# Words that say yes to a pending confirmation, in the languages the agent is used in most.
+_YES = re.compile(
+    r"^\W*(yes|yeah|yep|sure|ok|okay|confirm(ed)?|do it|go ahead|please do|oui|d'accord|vas-y|"
+    r"confirme|ja|jawohl|genau|mach das|bestätige|sí|si|vale|claro|confirmo)\b",
+    re.IGNORECASE,
+)
+_WORDS = re.compile(r"[^\w]+")
 
 
 def ok(**fields: Any) -> dict[str, Any]:
@@ -106,35 +67,16 @@ def error(code: str, message: str, **fields: Any) -> dict[str, Any]:
     return {"status": "error", "error": code, "message": message, **fields}
 
 
-class ToolError(Exception):
-    """Raised inside a tool to return an error result."""
-
-    def __init__(self, code: str, message: str) -> None:
-        """Keep the result's error code and message."""
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ToolContext:
-    """Who calls a tool, from which conversation."""
+    """Who calls a tool, from which conversation, and what the person said in this turn."""
 
     hass: HomeAssistant
     entry: AgentMediaConfigEntry
-    conversation_id: str | None
-    user_id: str | None
+    requester: Requester
+    conversation_id: str | None = None
     language: str | None = None
-
-
-def human_size(size: Any) -> str:
-    """Return a byte count as a short spoken size ("8.8 GB")."""
-    if not isinstance(size, int | float) or size <= 0:
-        return "unknown size"
-    for unit, factor in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
-        if size >= factor:
-            return f"{size / factor:.1f} {unit}"
-    return f"{size / 1e3:.0f} kB"
+    user_text: str | None = None  # None: not a conversation turn (the words cannot be checked)
 
 
 def normalize_tool_name(name: str) -> str:
@@ -152,36 +94,14 @@ def _describe_invalid(err: vol.Invalid) -> str:
     return "; ".join(parts)[:MAX_TEXT]
 
 
-def client_error_result(err: AgentMediaClientError) -> dict[str, Any]:
-    """Map a service failure to an error result."""
-    if isinstance(err, InvalidAuthError):
-        code = INVALID_AUTH
-    elif isinstance(err, RateLimitedError):
-        code = RATE_LIMITED
-    elif isinstance(err, InvalidResponseError):
-        code = BAD_RESPONSE
-    elif isinstance(err, RequestRejectedError):
-        code = REJECTED
-    else:
-        code = CANNOT_CONNECT
-    return error(code, f"{err.service}: {err.detail}"[:MAX_TEXT], service=err.service)
+def _words(text: str) -> str:
+    return f" {_WORDS.sub(' ', text.casefold()).strip()} "
 
 
-def dangerous_result(err: DangerousTorrentError) -> dict[str, Any]:
-    """Return the refusal of a torrent holding programs or scripts (already removed from qBittorrent)."""
-    return error(
-        DANGEROUS_FILES,
-        f"Refused and removed {err.name[:100]}: it holds files a film never needs ({err.detail})."[:400],
-        dangerous_files=err.files[:10],
-    )
-
-
-def safety_note(entry: AgentMediaConfigEntry, info_hash: str) -> str:
-    """Say whether a new download's file list was checked, or will be once its metadata arrives."""
-    record = entry.runtime_data.memory.active_downloads().get(info_hash, {})
-    if record.get("safety") == SAFETY_WAITING:
-        return "waiting for the file list; it starts once the files are checked"
-    return "files checked, downloading"
+def said(user_text: str, *candidates: str) -> bool:
+    """Return whether the person's words hold one of the candidates (whole words; case, punctuation aside)."""
+    words = _words(user_text)
+    return any(_words(candidate).strip() and _words(candidate) in words for candidate in candidates)
 
 
 class AgentMediaTool(llm.Tool):
@@ -190,9 +110,9 @@ class AgentMediaTool(llm.Tool):
     name: str
     description: str
     parameters: vol.Schema
-    # Tools that change settings are refused to non-administrators unless the entry's option allows them.
-    changes_settings: ClassVar[bool] = False
     integration = DOMAIN  # read by HA ≥ 2026.10; ignored before
+    # Settings tools: the person's own words must name the change, or it waits for a spoken yes.
+    needs_grounding: ClassVar[bool] = False
 
     def __init__(self, entry: AgentMediaConfigEntry) -> None:
         """Bind the tool to its config entry."""
@@ -200,31 +120,36 @@ class AgentMediaTool(llm.Tool):
 
     @abstractmethod
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        """Run with validated arguments; return a result or raise ToolError / a client error."""
+        """Run with validated arguments; return a result or raise OperationError."""
+
+    def grounded(self, args: dict[str, Any], user_text: str) -> bool:  # noqa: ARG002 - overridden
+        """Return whether the person's words in this turn ask for this change (settings tools override)."""
+        return True
 
     async def async_call(
         self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
     ) -> Any:
         """Run for another Home Assistant agent (HA's own tool interface)."""
-        context = ToolContext(
-            hass=hass,
-            entry=self.entry,
-            conversation_id=None,
-            user_id=llm_context.context.user_id if llm_context.context else None,
-            language=llm_context.language,
-        )
+        context = await async_tool_context(hass, self.entry, llm_context)
         payload = await async_run_tool({self.name: self}, self.name, tool_input.tool_args, context)
         return compat.tool_result(payload, error=payload["status"] == "error")
 
 
-async def async_may_change_settings(context: ToolContext) -> bool:
-    """Return whether the conversation's user may change settings (administrators, or anyone if allowed)."""
-    if context.entry.options.get(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS):
-        return True
-    if context.user_id is None:
-        return False  # no known user (a satellite, an automation): not proven to be an administrator
-    user = await context.hass.auth.async_get_user(context.user_id)
-    return user is not None and user.is_admin
+async def async_tool_context(
+    hass: HomeAssistant,
+    entry: AgentMediaConfigEntry,
+    llm_context: llm.LLMContext,
+    conversation_id: str | None = None,
+) -> ToolContext:
+    """Resolve who calls, once, from Home Assistant's LLM context."""
+    return ToolContext(
+        hass=hass,
+        entry=entry,
+        requester=await async_resolve_requester(hass, llm_context.context, llm_context.device_id),
+        conversation_id=conversation_id,
+        language=llm_context.language,
+        user_text=getattr(llm_context, "user_prompt", None),
+    )
 
 
 async def async_run_tool(
@@ -234,7 +159,7 @@ async def async_run_tool(
     tool_name = normalize_tool_name(name)
     result = await _async_run_checked(tools, tool_name, raw_args, context)
     if result["status"] == "error":
-        context.entry.runtime_data.memory.add_error(
+        context.entry.runtime_data.memory.journal.add_error(
             tool_name or name[:40], result["error"], result["message"]
         )
     return result
@@ -245,26 +170,44 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
 ) -> dict[str, Any]:
     tool = tools.get(name)
     if tool is None:
-        return error(UNKNOWN_TOOL, f"There is no tool {name!r}.", tool=name, tools=sorted(tools))
+        return error(ErrorCode.UNKNOWN_TOOL, f"There is no tool {clip(name, 60)!r}.", tools=sorted(tools))
     if isinstance(raw_args, dict) and INVALID_JSON_ARGUMENTS in raw_args:
-        return error(BAD_ARGS, "The arguments must be a JSON object.")
+        return error(ErrorCode.BAD_ARGS, "The arguments must be a JSON object.")
     try:
         args: dict[str, Any] = tool.parameters(raw_args if raw_args is not None else {})
     except vol.Invalid as err:
-        return error(BAD_ARGS, _describe_invalid(err))
-    if tool.changes_settings and not await async_may_change_settings(context):
-        return error(NOT_ALLOWED, "Only a Home Assistant administrator can change this setting.")
+        return error(ErrorCode.BAD_ARGS, _describe_invalid(err))
     try:
+        if tool.needs_grounding and not _confirmed(tool, args, context):
+            return _ask_confirmation(tool, args, context)
         return await tool.async_run(args, context)
-    except ToolError as err:
-        return error(err.code, err.message)
-    except DangerousTorrentError as err:
-        return dangerous_result(err)
-    except AgentMediaClientError as err:
-        return client_error_result(err)
+    except OperationError as err:
+        message = await async_render(context.hass, context.language, err.translation_key, err.placeholders)
+        return error(err.code, message, **err.extra)
     except Exception:  # noqa: BLE001 - a tool must answer whatever happened; the model explains it
         LOGGER.exception("Tool %s failed", name)
-        return error(INTERNAL_ERROR, "Something went wrong inside Agent Media.")
+        return error(ErrorCode.INTERNAL_ERROR, "Something went wrong inside Agent Media.")
+
+
+def _confirmed(tool: AgentMediaTool, args: dict[str, Any], context: ToolContext) -> bool:
+    """Return whether the person asked for this change: in their words, or by a yes to the same change."""
+    if context.user_text is None:
+        return True  # not a conversation turn: an action or automation, the caller's own command
+    working = context.entry.runtime_data.memory.working
+    pending = working.pop_confirmation(context.requester.key)
+    if pending is not None and pending["tool"] == tool.name and pending["args"] == args:
+        return bool(_YES.match(context.user_text))
+    return tool.grounded(args, context.user_text)
+
+
+def _ask_confirmation(tool: AgentMediaTool, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    context.entry.runtime_data.memory.working.set_confirmation(context.requester.key, tool.name, args)
+    return error(
+        ErrorCode.CONFIRMATION_REQUIRED,
+        "The user's own words did not ask for this change. Ask them to confirm it in one short question "
+        "(say what would change); call the tool again with the same arguments only after they say yes.",
+        change={"tool": tool.name, "args": args},
+    )
 
 
 def trace_tool_call(name: str, args: Any) -> None:
@@ -274,12 +217,47 @@ def trace_tool_call(name: str, args: Any) -> None:
     )
 
 
-# --- the six tools ------------------------------------------------------------------------------------------
+def _operations(context: ToolContext) -> MediaOperations:
+    return MediaOperations(context.hass, context.entry)
 
 
-def _last_media(memory_entity: dict[str, Any] | None) -> dict[str, Any] | None:
-    return memory_entity if memory_entity and memory_entity.get("title") else None
+def _spoken_result(result: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "index": result["index"],
+        "title": clip(result.get("title", "?"), MAX_NAME),
+        "size": human_size(result.get("size")),
+        "seeders": result.get("seeders"),
+        "note": result.get("reason"),
+    }
 
+
+def safety_note(added: AddedDownload) -> str:
+    """Say whether a new download's file list was checked, or will be once its metadata arrives."""
+    if added.safety == SAFETY_WAITING:
+        return "waiting for the file list; it starts once the files are checked"
+    return "files checked, downloading"
+
+
+# --- the tools ---------------------------------------------------------------------------------------------
+
+
+def _whole_number(value: Any) -> int:
+    try:
+        return strict_index(value)
+    except ValueError as err:
+        raise vol.Invalid(str(err)) from err
+
+
+_INDEX = vol.All(vol.Any(int, float, str), _whole_number)
+
+
+def _real_number(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise vol.Invalid("expected a number")
+    return float(value)
+
+
+_WHOLE = _INDEX
 
 # What identifies a film or show, shared by the tools that look one up.
 MEDIA_FIELDS: Final = {
@@ -287,7 +265,7 @@ MEDIA_FIELDS: Final = {
         str, vol.Length(min=1, max=MAX_TEXT)
     ),
     vol.Optional("year", description="Release year, if the user gave one"): vol.All(
-        vol.Coerce(int), vol.Range(min=1870, max=2100)
+        _WHOLE, vol.Range(min=1870, max=2100)
     ),
     vol.Optional("media_type", description="movie or tv"): vol.In(["movie", "tv"]),
 }
@@ -297,32 +275,27 @@ class FindMediaImdbId(AgentMediaTool):
     """TMDB: identify a film or show."""
 
     name = "find_media_imdb_id"
-    description = (
-        "Identify a film or TV show on TMDB: returns its exact title, year, IMDb id and type. "
-        "Use before searching torrents for something the user names."
-    )
+    description = "Identify a film or show on TMDB: exact title, year, IMDb id, type."
     parameters = vol.Schema(MEDIA_FIELDS)
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Look the title up and remember it as the conversation's media."""
-        title = args["media_title"].strip()
-        match = await self.entry.runtime_data.tmdb.async_identify(
-            title, year=args.get("year"), media_type=args.get("media_type")
+        media = await _operations(context).async_identify(
+            context.requester,
+            args["media_title"],
+            year=args.get("year"),
+            media_type=args.get("media_type"),
+            conversation_id=context.conversation_id,
         )
-        if match is None:
-            raise ToolError(NOT_FOUND, f"Nothing called {title!r} was found on TMDB.")
-        media = match.as_dict()
-        self.entry.runtime_data.memory.set_entity(context.conversation_id, MEDIA_ENTITY, media)
         return ok(**media)
 
 
 class FindTorrents(AgentMediaTool):
-    """Knaben: search releases, rank them, number them and remember them."""
+    """Search releases, rank them, number them and remember them."""
 
     name = "find_torrents"
     description = (
-        "Search torrents. The query is free text: title, year and quality, e.g. 'Sintel 2010 2160p'. "
-        "Returns releases numbered from 1, best first; the numbers stay valid for later requests."
+        "Search torrents (free text: title, year, quality, e.g. 'Sintel 2010 2160p'); numbered best first."
     )
     parameters = vol.Schema(
         {
@@ -334,150 +307,19 @@ class FindTorrents(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Search, rank, store and return the numbered list."""
-        search = await async_search_torrents(
-            self.entry, args["media_title"], conversation_id=context.conversation_id
+        search = await _operations(context).async_search(
+            context.requester, args["media_title"], conversation_id=context.conversation_id
         )
         return ok(
             query=search.query,
             total=len(search.results),
             rejected=search.rejected,
-            torrents=[_spoken_result(result["index"], result) for result in search.results[:RESULTS_SHOWN]],
+            torrents=[_spoken_result(result) for result in search.results[:RESULTS_SHOWN]],
         )
-
-
-@dataclass(frozen=True, slots=True)
-class TorrentSearch:
-    """A search as stored in memory: the results numbered from 1, best first."""
-
-    query: str
-    results: list[dict[str, Any]]
-    rejected: int
-
-
-async def async_search_torrents(
-    entry: AgentMediaConfigEntry, query: str, *, conversation_id: str | None, media_type: str | None = None
-) -> TorrentSearch:
-    """Search Knaben, rank the releases and remember them (the agent's find_torrents, and the search action).
-
-    The media looked up last in the conversation (find_media_imdb_id) guides the ranking when the query
-    names it. Raises ToolError(not_found) when nothing usable is found (memory then keeps the last search).
-    """
-    query = " ".join(query.split())
-    data = entry.runtime_data
-    media = _last_media(data.memory.get_entity(conversation_id, MEDIA_ENTITY))
-    if media and normalize_title(str(media["title"])) not in normalize_title(query):
-        media = None  # the media looked up earlier is not what is searched now
-    media_type = media_type or (media or {}).get("media_type")
-    parsed_query = parse_release(query)
-    found = await data.knaben.async_search(query, media_type=media_type)
-    if not found:
-        raise ToolError(NOT_FOUND, f"No torrents found for {query!r}.")
-    ranked, rejected = rank_releases(
-        _rankable(found),
-        title=(media or {}).get("title"),
-        year=(media or {}).get("year"),
-        media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
-        season=parsed_query.seasons[0] if parsed_query.seasons else None,
-        episode=parsed_query.episodes[0] if parsed_query.episodes else None,
-        preferences=ranking_preferences(entry, resolution=_resolution_in(query)),
-    )
-    if not ranked:
-        raise ToolError(NOT_FOUND, _none_usable(len(found), query, rejected))
-    results = _numbered(ranked)
-    data.memory.store_search_results(conversation_id, query, results, media=media)
-    return TorrentSearch(query=query, results=results, rejected=len(rejected))
-
-
-def _rankable(found: list[TorrentResult]) -> list[dict[str, Any]]:
-    return [result.as_dict() | {"download_link": result.download_link} for result in found]
-
-
-def _none_usable(found: int, query: str, rejected: list[Any]) -> str:
-    reasons = "; ".join(sorted({rejection.reason for rejection in rejected})[:3])
-    return f"{found} releases found for {query!r}, none usable: {reasons}."
-
-
-def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
-    """Return the ranked releases as stored in memory, numbered from 1."""
-    return [
-        {
-            "index": index,
-            "title": release.result["title"],
-            "size": release.result["size"],
-            "seeders": release.result["seeders"],
-            "peers": release.result["peers"],
-            "info_hash": release.result["info_hash"],
-            "download_link": release.result["download_link"],
-            "tracker": release.result["tracker"],
-            "reason": release.reason,
-        }
-        for index, release in enumerate(ranked[:MAX_SEARCH_RESULTS], 1)
-    ]
-
-
-def _resolution_in(text: str) -> str | None:
-    found = _RESOLUTION_IN_QUERY.search(text)
-    return found.group(1).lower() if found else None
-
-
-def ranking_preferences(entry: AgentMediaConfigEntry, *, resolution: str | None = None) -> RankingPreferences:
-    """Return the release preferences: long-term memory (set in conversation) over the entry's options.
-
-    `resolution` (asked for in this request) overrides both. "any" (or a size of 0) means no preference.
-    """
-    stored = entry.runtime_data.memory.preferences()
-
-    def pick(key: str, default: Any = None) -> Any:
-        return stored[key] if key in stored else entry.options.get(key, default)
-
-    wanted = resolution or pick(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION)
-    try:
-        max_size = float(pick(CONF_MAX_SIZE_GB) or 0)
-    except (TypeError, ValueError):
-        max_size = 0.0
-    codec = str(pick(CONF_PREFERRED_CODEC) or NO_PREFERENCE).strip().lower()
-    return RankingPreferences(
-        resolution=normalize_resolution(str(wanted)) if wanted else None,
-        max_size_bytes=int(max_size * 1e9) if max_size > 0 else None,
-        codec=None if codec == NO_PREFERENCE else codec,
-        languages=_languages(pick(CONF_PREFERRED_LANGUAGES)),
-    )
-
-
-def _languages(value: Any) -> tuple[str, ...]:
-    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
-    cleaned = (str(item).strip() for item in items)
-    return tuple(item for item in cleaned if item and item.lower() != NO_PREFERENCE)
-
-
-def _spoken_result(index: int, result: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "index": index,
-        "title": result["title"],
-        "size": human_size(result.get("size")),
-        "seeders": result.get("seeders"),
-        "note": result.get("reason"),
-    }
-
-
-def _result_by_index(entry: AgentMediaConfigEntry, conversation_id: str | None, index: int) -> dict[str, Any]:
-    results = entry.runtime_data.memory.search_results(conversation_id)
-    if not results:
-        raise ToolError(NOT_FOUND, "There are no search results yet: search for torrents first.")
-    if index > len(results):
-        count = len(results)
-        raise ToolError(
-            NOT_FOUND, f"There {'is only 1 result' if count == 1 else f'are only {count} results'}."
-        )
-    return results[index - 1]
 
 
 _INDEX_SCHEMA: Final = vol.Schema(
-    {
-        vol.Required("index", description="Number of the result in the last search, from 1"): vol.All(
-            vol.Coerce(int), vol.Range(min=1)
-        ),
-    }
+    {vol.Required("index", description="Number of the result in the last search, from 1"): _INDEX}
 )
 
 
@@ -490,10 +332,10 @@ class GetTorrentByIndex(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Return the stored result."""
-        result = _result_by_index(self.entry, context.conversation_id, args["index"])
+        result = _operations(context).search_result(context.requester, args["index"])
         return ok(
             torrent={
-                **_spoken_result(args["index"], result),
+                **_spoken_result(result),
                 "size_bytes": result.get("size"),
                 "peers": result.get("peers"),
                 "tracker": result.get("tracker"),
@@ -503,72 +345,20 @@ class GetTorrentByIndex(AgentMediaTool):
 
 
 class AddTorrentByIndex(AgentMediaTool):
-    """Add a result of the last search to qBittorrent."""
+    """Add a result of the last search (or an option of the pending question) to qBittorrent."""
 
     name = "add_torrent_by_index"
-    description = (
-        "Download one result of the last torrent search, by its number (from 1): adds it to qBittorrent, "
-        "in the configured download folder."
-    )
+    description = "Download a result of the last search (or an option of the pending question), by number."
     parameters = _INDEX_SCHEMA
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        """Add the release and record it as an active download with the media it is."""
-        added = await async_add_search_result(
-            context.hass, self.entry, args["index"], conversation_id=context.conversation_id
-        )
-        save_path = (
-            self.entry.runtime_data.memory.active_downloads().get(added.info_hash, {}).get("save_path")
+        """Add the release and record it with the media it is."""
+        added = await _operations(context).async_add_result(
+            context.requester, args["index"], conversation_id=context.conversation_id
         )
         return ok(
-            torrent_name=added.name,
-            hash=added.info_hash,
-            save_path=save_path,
-            state=safety_note(self.entry, added.info_hash),
+            torrent_name=added.name, hash=added.info_hash, save_path=added.save_path, state=safety_note(added)
         )
-
-
-async def async_add_search_result(
-    hass: HomeAssistant,
-    entry: AgentMediaConfigEntry,
-    index: int,
-    *,
-    conversation_id: str | None,
-    source: str = SOURCE_CONVERSATION,
-    folder: str | None = None,
-) -> AddedTorrent:
-    """Add result `index` (from 1) of the conversation's (else the latest) search to qBittorrent.
-
-    While download_media's question waits for an answer, the number picks one of its options (numbered
-    like the search it came from). Records the media looked up last in that conversation, else the one the
-    search was for. Raises
-    ToolError(not_found) for a missing result or link, and what `async_add_download` raises.
-    """
-    memory = entry.runtime_data.memory
-    pending = memory.pending_question()
-    if pending is not None and index <= len(pending["options"]):
-        # The answer to download_media's question ("the 2nd one"): its options, for the media it asked about.
-        result = pending["options"][index - 1]
-        media = _last_media(pending.get("media"))
-    else:
-        result = _result_by_index(entry, conversation_id, index)
-        media = _last_media(memory.get_entity(conversation_id, MEDIA_ENTITY))
-        if media is None and (search := memory.search(conversation_id)):
-            media = _last_media(search.get("media"))
-    link = result.get("download_link")
-    if not link:
-        raise ToolError(NOT_FOUND, "That result has no magnet link nor torrent file.")
-    added = await async_add_download(
-        hass, entry, url=link, folder=folder, source=source, media=media, conversation_id=conversation_id
-    )
-    memory.clear_pending_question()
-    return added
-
-
-_TITLE_PUNCTUATION = re.compile(r"[^\w\s&']+")
-CLOSE_SCORE_MARGIN: Final = 6.0  # fine-score points; about a 3x difference in seeders
-DIFFERENT_SIZE_RATIO: Final = 1.5
-MAX_QUERIES: Final = 3
 
 
 class DownloadMedia(AgentMediaTool):
@@ -576,203 +366,123 @@ class DownloadMedia(AgentMediaTool):
 
     name = "download_media"
     description = (
-        "Download a film or TV show by name in one step: identifies it on TMDB, searches torrents, ranks "
-        "them with the quality asked and the user's preferences, and adds the best. For TV give season "
-        "(and episode for one episode). If no release fits well or two are equally good, it returns "
-        "decision 'ask' with a question and numbered options instead: ask the user, then call "
-        "add_torrent_by_index with the number they choose."
+        "Download a film or show by name in one step (TMDB, search, rank, add the best). TV: give season, "
+        "and episode for one. May return decision 'ask' with numbered options: ask, then add_torrent_by_index."
     )
     parameters = vol.Schema(
         {
             **MEDIA_FIELDS,
-            vol.Optional("quality", description="Resolution asked for: 2160p (4K), 1080p, 720p"): vol.All(
-                str, vol.Length(max=20)
-            ),
-            vol.Optional("season", description="TV season number"): vol.All(
-                vol.Coerce(int), vol.Range(min=0, max=200)
-            ),
-            vol.Optional("episode", description="TV episode number (with season)"): vol.All(
-                vol.Coerce(int), vol.Range(min=1, max=2000)
-            ),
+            vol.Optional("quality", description="2160p (4K), 1080p, 720p"): vol.All(str, vol.Length(max=20)),
+            vol.Optional("season", description="TV season"): vol.All(_WHOLE, vol.Range(min=0, max=200)),
+            vol.Optional("episode", description="TV episode"): vol.All(_WHOLE, vol.Range(min=1, max=2000)),
         }
     )
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Identify, search, rank; add the best or put a question with numbered options."""
-        data = self.entry.runtime_data
-        season, episode = args.get("season"), args.get("episode")
-        media_type = args.get("media_type") or ("tv" if season is not None or episode is not None else None)
-        title = args["media_title"].strip()
-        match = await data.tmdb.async_identify(title, year=args.get("year"), media_type=media_type)
-        if match is None:
-            raise ToolError(NOT_FOUND, f"Nothing called {title!r} was found on TMDB.")
-        media = match.as_dict()
-        data.memory.set_entity(context.conversation_id, MEDIA_ENTITY, media)
-        if match.media_type != "tv":
-            season = episode = None
-        asked = normalize_resolution(args["quality"]) if args.get("quality") else None
-
-        query, found = await self._async_search(match)
-        ranked, rejected = rank_releases(
-            _rankable(found),
-            title=match.title,
-            year=match.year,
-            media_type=match.media_type,
-            season=season,
-            episode=episode,
-            preferences=ranking_preferences(self.entry, resolution=asked),
-            alternative_titles=(match.original_title,),
-        )
-        label = _media_label(media, season, episode)
-        if not found:
-            raise ToolError(NOT_FOUND, f"No torrents found for {label}.")
-        if not ranked:
-            raise ToolError(NOT_FOUND, _none_usable(len(found), query, rejected))
-        results = _numbered(ranked)
-        data.memory.store_search_results(context.conversation_id, query, results, media=media)
-
-        if question := _question(ranked, label=label, asked=asked, season=season, episode=episode):
-            options = results[:MAX_PENDING_OPTIONS]
-            data.memory.set_pending_question(context.conversation_id, question, options, media=media)
-            return ok(
-                decision="ask",
-                question=question,
-                media=media,
-                options=[_spoken_result(option["index"], option) for option in options],
-            )
-
-        best = ranked[0]
-        added = await async_add_download(
-            context.hass,
-            self.entry,
-            url=best.result["download_link"],
-            media=media,
+        outcome = await _operations(context).async_download_media(
+            context.requester,
+            args["media_title"],
+            year=args.get("year"),
+            media_type=args.get("media_type"),
+            quality=args.get("quality"),
+            season=args.get("season"),
+            episode=args.get("episode"),
             conversation_id=context.conversation_id,
         )
-        data.memory.clear_pending_question()
-        record = data.memory.active_downloads().get(added.info_hash, {})
+        if isinstance(outcome, MediaQuestion):
+            return ok(
+                decision="ask",
+                question=outcome.question,
+                media=outcome.media,
+                options=[_spoken_result(option) for option in outcome.options[:MAX_PENDING_OPTIONS]],
+            )
         return ok(
             decision="downloading",
-            media=media,
-            release=best.result["title"],
-            why=best.reason,
-            size=human_size(best.result.get("size")),
-            other_candidates=len(ranked) - 1,
-            hash=added.info_hash,
-            save_path=record.get("save_path"),
-            state=safety_note(self.entry, added.info_hash),
+            media=outcome.media,
+            release=clip(outcome.release["title"], MAX_NAME),
+            why=outcome.why,
+            size=human_size(outcome.release.get("size")),
+            other_candidates=outcome.other_candidates,
+            hash=outcome.added.info_hash,
+            save_path=outcome.added.save_path,
+            state=safety_note(outcome.added),
         )
 
-    async def _async_search(self, match: MediaMatch) -> tuple[str, list[TorrentResult]]:
-        """Search the title with its year (films), then without, then the original title; first hits win."""
-        queries: list[str] = []
-        for name in dict.fromkeys((match.title, match.original_title)):
-            clean = " ".join(_TITLE_PUNCTUATION.sub(" ", name).split())
-            # Films carry their year in release names; shows mostly do not.
-            if match.media_type == "movie" and match.year:
-                queries.append(f"{clean} {match.year}")
-            queries.append(clean)
-        found: list[TorrentResult] = []
-        for query in list(dict.fromkeys(queries))[:MAX_QUERIES]:
-            found = await self.entry.runtime_data.knaben.async_search(query, media_type=match.media_type)
-            if found:
-                return query, found
-        return queries[0], found
 
-
-def _media_label(media: Mapping[str, Any], season: int | None, episode: int | None) -> str:
-    label = f"{media['title']} ({media['year']})" if media.get("year") else str(media["title"])
-    if season is not None and episode is not None:
-        return f"{label} S{season:02d}E{episode:02d}"
-    if season is not None:
-        return f"{label} season {season}"
-    return f"{label} episode {episode}" if episode is not None else label
-
-
-def _question(
-    ranked: list[RankedRelease], *, label: str, asked: str | None, season: int | None, episode: int | None
-) -> str | None:
-    """Return what to ask the user when the best release is not clearly what they want, else None."""
-    best = ranked[0].parsed
-    if asked and best.resolution != asked:
-        return f"There is no good {asked} release of {label}. Which of these would you like instead?"
-    if episode is not None and not best.episodes:
-        return f"There is no release of {label} alone, only packs that hold it. Should I download one?"
-    if season is not None and episode is None and (best.episodes or len(best.seasons) != 1):
-        return f"There is no pack of {label} alone. Which of these would you like?"
-    if len(ranked) > 1 and _close(ranked[0], ranked[1]):
-        return f"Two releases of {label} are about as good. Which one would you like?"
-    return None
-
-
-def _close(first: RankedRelease, second: RankedRelease) -> bool:
-    """Scores within a few points, yet releases that differ in a way people care about."""
-    if first.score - second.score >= CLOSE_SCORE_MARGIN:
-        return False
-    a, b = first.parsed, second.parsed
-    if (a.source, a.codec, a.hdr, a.languages) != (b.source, b.codec, b.hdr, b.languages):
-        return True
-    sizes = sorted(max(int(release.result.get("size") or 0), 1) for release in (first, second))
-    return sizes[1] / sizes[0] >= DIFFERENT_SIZE_RATIO
+# How each preference value may be said, for checking the person's words.
+_SPOKEN_VALUES: Final = {
+    "2160p": ("2160p", "2160", "4k", "uhd"),
+    "1080p": ("1080p", "1080", "full hd"),
+    "720p": ("720p", "720", "hd"),
+    "480p": ("480p", "480", "sd"),
+    "x265": ("x265", "hevc", "h265", "h 265"),
+    "hevc": ("x265", "hevc", "h265", "h 265"),
+    "x264": ("x264", "avc", "h264", "h 264"),
+    "avc": ("x264", "avc", "h264", "h 264"),
+    "av1": ("av1",),
+}
 
 
 class SetPreference(AgentMediaTool):
-    """Remember the user's lasting release preferences (long-term memory)."""
+    """Remember the household's lasting release preferences."""
 
     name = "set_preference"
     description = (
-        "Remember how the user likes releases, for every later download: resolution, codec, maximum size, "
-        "audio languages. Give only what the user stated; 'any' (or max_size_gb 0) removes a preference."
+        "Remember a lasting taste for every later download: resolution, codec, max size, audio languages. "
+        "Only what the user stated; 'any' (or max_size_gb 0) removes one."
     )
     parameters = vol.Schema(
         {
             vol.Optional("resolution", description="2160p, 1080p, 720p, 480p or any"): vol.All(
                 str, vol.Lower, vol.In([*RESOLUTION_CHOICES, "4k"])
             ),
-            vol.Optional("codec", description="x265 (HEVC), x264 (AVC), av1 or any"): vol.All(
+            vol.Optional("codec", description="x265, x264, av1 or any"): vol.All(
                 str, vol.Lower, vol.In([*CODEC_CHOICES, "hevc", "avc"])
             ),
-            vol.Optional("max_size_gb", description="Largest release in GB; 0 for no limit"): vol.All(
-                vol.Coerce(float), vol.Range(min=0, max=1000)
+            vol.Optional("max_size_gb", description="Largest release in GB; 0 = no limit"): vol.All(
+                _real_number, vol.Range(min=0, max=1000)
             ),
-            vol.Optional(
-                "languages", description="Audio languages, comma separated, e.g. 'French' or 'fr, en'; any"
-            ): vol.All(str, vol.Length(max=100)),
+            vol.Optional("languages", description="Audio languages, e.g. 'French' or 'fr, en'; any"): vol.All(
+                str, vol.Length(max=100)
+            ),
         }
     )
-    changes_settings = True  # the household's settings, like the folders (allow_non_admin_settings)
+    needs_grounding = True
 
-    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:  # noqa: ARG002
+    def grounded(self, args: dict[str, Any], user_text: str) -> bool:
+        """Every value given must be in the person's words ("4K", "x265", "10 GB", "French")."""
+        for key, value in args.items():
+            if key == "max_size_gb":
+                number = f"{value:g}"
+                if not said(user_text, number, "no limit", "unlimited"):
+                    return False
+            elif key == "languages":
+                if not all(said(user_text, part.strip()) for part in str(value).split(",") if part.strip()):
+                    return False
+            elif value == "any":
+                continue  # removing a preference changes nothing anyone could abuse
+            elif not said(user_text, *_SPOKEN_VALUES.get(str(value), (str(value),))):
+                return False
+        return True
+
+    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Store what was given; return every preference now in force."""
-        if not args:
-            raise ToolError(BAD_ARGS, "Give at least one of resolution, codec, max_size_gb or languages.")
-        memory = self.entry.runtime_data.memory
-        if "resolution" in args:
-            resolution = args["resolution"]
-            memory.set_preference(
-                CONF_PREFERRED_RESOLUTION,
-                NO_PREFERENCE if resolution == NO_PREFERENCE else normalize_resolution(resolution),
-            )
-        if "codec" in args:
-            memory.set_preference(CONF_PREFERRED_CODEC, _CODEC_NAMES.get(args["codec"], args["codec"]))
-        if "max_size_gb" in args:
-            memory.set_preference(CONF_MAX_SIZE_GB, args["max_size_gb"])
-        if "languages" in args:
-            memory.set_preference(CONF_PREFERRED_LANGUAGES, list(_languages(args["languages"])))
-        return ok(preferences=describe_preferences(ranking_preferences(self.entry)))
+        preferences = _operations(context).set_preferences(
+            context.requester,
+            resolution=args.get("resolution"),
+            codec=args.get("codec"),
+            max_size_gb=args.get("max_size_gb"),
+            languages=args.get("languages"),
+        )
+        return ok(preferences=preferences)
 
 
-_CODEC_NAMES: Final = {"hevc": "x265", "avc": "x264"}
-
-
-def describe_preferences(preferences: RankingPreferences) -> dict[str, Any]:
-    """Return the preferences in force, as the model and the prompt show them."""
-    return {
-        "resolution": preferences.resolution or NO_PREFERENCE,
-        "codec": preferences.codec or NO_PREFERENCE,
-        "max_size": human_size(preferences.max_size_bytes) if preferences.max_size_bytes else "no limit",
-        "languages": list(preferences.languages) or NO_PREFERENCE,
-    }
+# How folder names are said ("movies folder", "TV shows").
+_FOLDER_WORDS: Final = {
+    "movie": ("movie", "movies", "film", "films"),
+    "tv_show": ("tv", "show", "shows", "series"),
+}
 
 
 class SetPathForFolder(AgentMediaTool):
@@ -780,8 +490,8 @@ class SetPathForFolder(AgentMediaTool):
 
     name = "set_path_for_folder"
     description = (
-        "Set the path of a folder: 'download' is where new downloads go; other names (movie, tv_show, ...) "
-        "name library folders. The path must be absolute, exist, and be allowed in Home Assistant."
+        "Set a folder's path: 'download' is where downloads go; movie, tv_show, ... are library folders. "
+        "Absolute, existing, allowed in Home Assistant."
     )
     parameters = vol.Schema(
         {
@@ -793,131 +503,50 @@ class SetPathForFolder(AgentMediaTool):
             ),
         }
     )
-    changes_settings = True
+    needs_grounding = True
+
+    def grounded(self, args: dict[str, Any], user_text: str) -> bool:
+        """Check that the person named the folder and said the path (or its last part, as voice gives it)."""
+        folder = str(args["folder_name"]).strip().lower()
+        named = said(
+            user_text, folder.replace("_", " "), *_FOLDER_WORDS.get(folder, ()), "folder", "directory"
+        )
+        last_part = str(args["path_value"]).rstrip("/").rsplit("/", 1)[-1]
+        return named and (
+            said(user_text, args["path_value"]) or (bool(last_part) and said(user_text, last_part))
+        )
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        """Check the path and save it in long-term memory (unchanged on failure)."""
-        try:
-            folder_name, path = await async_set_folder(
-                context.hass, self.entry, args["folder_name"], args["path_value"]
-            )
-        except ValueError as err:  # no room for another folder
-            raise ToolError(NOT_ALLOWED, str(err)) from err
-        return ok(folder_name=folder_name, path=path)
-
-
-async def async_set_folder(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, folder_name: str, path: str
-) -> tuple[str, str]:
-    """Check a folder name and path (file checks in the executor) and save them; return them as saved.
-
-    Raises ToolError (bad_args, invalid_path, not_allowed, path_not_found, not_a_directory, not_readable)
-    and ValueError when no more folders can be configured. Memory is unchanged on failure.
-    """
-    folder_name = folder_name.strip().lower().replace(" ", "_").replace("-", "_")
-    if not FOLDER_NAME.match(folder_name):
-        raise ToolError(BAD_ARGS, "A folder name is a short word such as download, movie or tv_show.")
-    path = path.strip()
-    if "\x00" in path or not PurePosixPath(path).is_absolute():
-        raise ToolError(INVALID_PATH, "The path must be absolute, such as /media/downloads.")
-    path, problem = await hass.async_add_executor_job(check_folder_path, hass, path)
-    if problem is not None:
-        raise ToolError(*problem)
-    entry.runtime_data.memory.set_folder(folder_name, path)
-    return folder_name, path
-
-
-def allowed_roots(hass: HomeAssistant) -> list[str]:
-    """Folders Home Assistant lets integrations use: allowlist_external_dirs and the media dirs."""
-    return sorted({*hass.config.allowlist_external_dirs, *hass.config.media_dirs.values()})
-
-
-def check_folder_path(hass: HomeAssistant, path: str) -> tuple[str, tuple[str, str] | None]:
-    """Return the normalised absolute path and (code, message) when it cannot be used. Blocking (executor).
-
-    Whether the path is allowed is checked first, so nothing is revealed about paths outside the allowed ones.
-    """
-    path = os.path.normpath(path)
-    return path, _folder_problem(hass, path)
-
-
-def _folder_problem(hass: HomeAssistant, path: str) -> tuple[str, str] | None:
-    resolved = Path(path).resolve()
-    inside_roots = any(resolved.is_relative_to(Path(root).resolve()) for root in allowed_roots(hass))
-    if not inside_roots and not hass.config.is_allowed_path(path):
-        return NOT_ALLOWED, (
-            f"{path} is outside the folders Home Assistant allows (allowlist_external_dirs or media_dirs)."
+        """Check the path and save it (unchanged on failure)."""
+        folder_name, path = await _operations(context).async_set_folder(
+            context.requester, args["folder_name"], args["path_value"]
         )
-    if not resolved.exists():
-        return PATH_NOT_FOUND, f"{path} does not exist."
-    if not resolved.is_dir():
-        return NOT_A_DIRECTORY, f"{path} is not a directory."
-    if not os.access(resolved, os.R_OK | os.X_OK):
-        return NOT_READABLE, f"{path} cannot be read."
-    return None
+        return ok(folder_name=folder_name, path=path)
 
 
 class ListFolder(AgentMediaTool):
     """List a configured folder (or a folder inside it)."""
 
     name = "list_folder"
-    description = "List what a configured folder contains; 'path' optionally names a sub-folder inside it."
+    description = "List a configured folder; 'path' optionally names a sub-folder inside it."
     parameters = vol.Schema(
         {
             vol.Required("folder_name", description="A configured folder: download, movie, ..."): vol.All(
                 str, vol.Length(min=1, max=32)
             ),
-            vol.Optional(
-                "path", default="", description="Relative sub-folder, e.g. 'Sintel (2010)'"
-            ): vol.All(str, vol.Length(max=1024)),
+            vol.Optional("path", default="", description="Relative sub-folder"): vol.All(
+                str, vol.Length(max=1024)
+            ),
         }
     )
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """List entries in the executor; the listing never leaves the configured folder."""
         folder_name = args["folder_name"].strip().lower()
-        memory = self.entry.runtime_data.memory
-        root = memory.get_folder(folder_name)
-        if root is None:
-            configured = ", ".join(sorted(memory.folders())) or "none"
-            raise ToolError(NOT_FOUND, f"No folder {folder_name!r} is configured (configured: {configured}).")
-        sub_path = args["path"].strip()
-        parts = PurePosixPath(sub_path).parts
-        if "\x00" in sub_path or PurePosixPath(sub_path).is_absolute() or ".." in parts:
-            raise ToolError(NOT_ALLOWED, "The path must stay inside the folder: relative, without '..'.")
-        listing = await context.hass.async_add_executor_job(list_directory, root, sub_path)
-        if isinstance(listing, ToolError):
-            raise listing
-        entries, total = listing
-        return ok(folder_name=folder_name, path=sub_path, entries=entries, total=total)
-
-
-def list_directory(root: str, sub_path: str) -> tuple[list[dict[str, Any]], int] | ToolError:
-    """List root/sub_path (blocking: run in the executor); symlinks may not lead outside root."""
-    root_path = Path(root).resolve()
-    target = (root_path / sub_path).resolve()
-    if not target.is_relative_to(root_path):
-        return ToolError(NOT_ALLOWED, "The path must stay inside the folder.")
-    if not target.exists():
-        return ToolError(PATH_NOT_FOUND, f"{sub_path or root} does not exist.")
-    if not target.is_dir():
-        return ToolError(NOT_A_DIRECTORY, f"{sub_path or root} is not a directory.")
-    try:
-        with os.scandir(target) as scan:
-            found = sorted(scan, key=lambda item: (not item.is_dir(), item.name.casefold()))
-    except OSError:
-        return ToolError(NOT_READABLE, f"{sub_path or root} cannot be read.")
-    entries = []
-    for item in found[:MAX_LISTED_ENTRIES]:
-        is_dir = item.is_dir()
-        entry: dict[str, Any] = {"name": item.name, "type": "directory" if is_dir else "file"}
-        if not is_dir:
-            try:
-                entry["size"] = human_size(item.stat().st_size)
-            except OSError:
-                entry["size"] = "unknown size"
-        entries.append(entry)
-    return entries, len(found)
+        sub_path, entries, total = await _operations(context).async_list_folder(
+            context.requester, folder_name, args["path"]
+        )
+        return ok(folder_name=folder_name, path=clip(sub_path, MAX_TITLE), entries=entries, total=total)
 
 
 TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (
@@ -973,15 +602,12 @@ class AgentMediaAPI(llm.API):
     entry: AgentMediaConfigEntry
     registry: ToolRegistry
     conversation_id: str | None = None
+    tool_context: ToolContext | None = None  # the agent's own turn resolves it once, beforehand
 
     async def async_get_api_instance(self, llm_context: llm.LLMContext) -> llm.APIInstance:
         """Return an instance bound to the caller's context."""
-        context = ToolContext(
-            hass=self.hass,
-            entry=self.entry,
-            conversation_id=self.conversation_id,
-            user_id=llm_context.context.user_id if llm_context.context else None,
-            language=llm_context.language,
+        context = self.tool_context or await async_tool_context(
+            self.hass, self.entry, llm_context, self.conversation_id
         )
         return AgentMediaAPIInstance(
             api=self,

@@ -8,8 +8,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import openai
 
-from custom_components.agent_media.const import LLM_MAX_RETRIES, LLM_TIMEOUT
-
+from ..const import LLM_MAX_RETRIES, LLM_STREAM_IDLE_TIMEOUT, LLM_TIMEOUT
 from .errors import (
     AgentMediaClientError,
     CannotConnectError,
@@ -91,10 +90,18 @@ class LLMClient:
 
     model: str
 
-    def __init__(self, client: openai.AsyncOpenAI, *, model: str, api_key: str) -> None:
+    def __init__(
+        self,
+        client: openai.AsyncOpenAI,
+        *,
+        model: str,
+        api_key: str,
+        idle_timeout: float = LLM_STREAM_IDLE_TIMEOUT,
+    ) -> None:
         """Wrap a ready client; use :meth:`async_create` to build one."""
         self._client = client
         self._api_key = api_key
+        self._idle_timeout = idle_timeout
         self.model = model
 
     @classmethod
@@ -107,6 +114,7 @@ class LLMClient:
         model: str,
         timeout: float = LLM_TIMEOUT,  # noqa: ASYNC109 - the openai client's own time-out, not this call's
         max_retries: int = LLM_MAX_RETRIES,
+        idle_timeout: float = LLM_STREAM_IDLE_TIMEOUT,
     ) -> LLMClient:
         """Build a client on the given (shared) HTTP client; nothing is contacted yet."""
         loop = asyncio.get_running_loop()
@@ -116,7 +124,7 @@ class LLMClient:
                 _build_openai_client, http_client, base_url.strip(), api_key.strip(), timeout, max_retries
             ),
         )
-        return cls(client, model=model.strip(), api_key=api_key.strip())
+        return cls(client, model=model.strip(), api_key=api_key.strip(), idle_timeout=idle_timeout)
 
     async def async_list_models(self) -> list[str]:
         """Return the ids of the models the server offers."""
@@ -155,7 +163,11 @@ class LLMClient:
         temperature: float | None,
         extra_body: dict[str, Any] | None = None,
     ) -> AsyncIterator[ChatCompletionChunk]:
-        """Yield the chunks of one streamed completion; failures raise our errors, never ``openai``'s."""
+        """Yield the chunks of one streamed completion; failures raise our errors, never ``openai``'s.
+
+        A server that sends nothing usable for `idle_timeout` seconds (keep-alive comments do not count: they
+        reset the HTTP client's read time-out, not this one) is given up on.
+        """
         options: dict[str, Any] = {}
         if tools:
             options["tools"] = tools
@@ -168,7 +180,15 @@ class LLMClient:
                 model=self.model, messages=cast("Any", messages), stream=True, **options
             )
             async with stream:
-                async for chunk in stream:
+                chunks = aiter(stream)
+                while True:
+                    try:
+                        async with asyncio.timeout(self._idle_timeout):
+                            chunk = await anext(chunks)
+                    except StopAsyncIteration:
+                        return
                     yield chunk
+        except TimeoutError as err:
+            raise CannotConnectError(SERVICE, f"no answer for {self._idle_timeout:g} s") from err
         except (openai.OpenAIError, ValueError) as err:
             raise map_openai_error(err, self._api_key) from err

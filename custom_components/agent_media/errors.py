@@ -1,0 +1,116 @@
+"""Error codes of the operations, and the one table from each code to what every surface shows.
+
+An operation raises `OperationError(code, translation_key, placeholders)`. The texts live once, in
+strings.json → exceptions: tools return the code with the text in the requester's language, actions raise the
+Home Assistant exception the code maps to with the same translation key, the conversation speaks it.
+Client failures become operation errors in one place (`from_client_error`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final
+
+from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
+from homeassistant.helpers.translation import async_get_translations
+
+from .clients.errors import (
+    AgentMediaClientError,
+    InvalidAuthError,
+    InvalidResponseError,
+    RateLimitedError,
+    RequestRejectedError,
+)
+from .const import DOMAIN
+from .untrusted import MAX_DETAIL, clip
+
+if TYPE_CHECKING:
+    from homeassistant.core import HomeAssistant
+
+
+class ErrorCode(StrEnum):
+    """Error codes of tool results (contract: DESIGN.md) and of the operations."""
+
+    NOT_FOUND = "not_found"
+    BAD_ARGS = "bad_args"
+    UNKNOWN_TOOL = "unknown_tool"
+    PATH_NOT_FOUND = "path_not_found"
+    NOT_A_DIRECTORY = "not_a_directory"
+    NOT_READABLE = "not_readable"
+    INVALID_PATH = "invalid_path"
+    NOT_ALLOWED = "not_allowed"
+    CONFIRMATION_REQUIRED = "confirmation_required"
+    CANNOT_CONNECT = "cannot_connect"
+    RATE_LIMITED = "rate_limited"
+    INVALID_AUTH = "invalid_auth"
+    BAD_RESPONSE = "bad_response"
+    REJECTED = "rejected"
+    DANGEROUS_FILES = "dangerous_files"
+    INTERNAL_ERROR = "internal_error"
+
+
+# What an action raises for each code: the caller's mistake, a refusal, or a failing service.
+_ACTION_ERROR: Final[dict[ErrorCode, type[HomeAssistantError]]] = {
+    ErrorCode.CANNOT_CONNECT: HomeAssistantError,
+    ErrorCode.RATE_LIMITED: HomeAssistantError,
+    ErrorCode.INVALID_AUTH: HomeAssistantError,
+    ErrorCode.BAD_RESPONSE: HomeAssistantError,
+    ErrorCode.INTERNAL_ERROR: HomeAssistantError,
+}
+
+# Client failures: the code and the translation key (strings.json → exceptions) of each.
+_CLIENT_ERRORS: Final[tuple[tuple[type[AgentMediaClientError], ErrorCode, str], ...]] = (
+    (InvalidAuthError, ErrorCode.INVALID_AUTH, "service_invalid_auth"),
+    (RateLimitedError, ErrorCode.RATE_LIMITED, "service_rate_limited"),
+    (InvalidResponseError, ErrorCode.BAD_RESPONSE, "service_invalid_response"),
+    (RequestRejectedError, ErrorCode.REJECTED, "request_rejected"),
+)
+
+
+class OperationError(Exception):
+    """An operation refused or failed; says why with a code and a translated text."""
+
+    def __init__(self, code: ErrorCode, translation_key: str, **placeholders: Any) -> None:
+        """Keep the code, the translation key and its placeholders (outside text clipped)."""
+        super().__init__(translation_key)
+        self.code = code
+        self.translation_key = translation_key
+        self.placeholders = {name: clip(value, MAX_DETAIL) for name, value in placeholders.items()}
+        self.extra: dict[str, Any] = {}  # fields a tool result carries besides the message
+
+    def for_action(self) -> HomeAssistantError:
+        """Return the Home Assistant exception an action raises for this error."""
+        error_class = _ACTION_ERROR.get(self.code, ServiceValidationError)
+        return error_class(
+            translation_domain=DOMAIN,
+            translation_key=self.translation_key,
+            translation_placeholders=self.placeholders,
+        )
+
+
+def from_client_error(err: AgentMediaClientError) -> OperationError:
+    """Return the operation error for an outside service's failure."""
+    code, key = next(
+        ((code, key) for error_class, code, key in _CLIENT_ERRORS if isinstance(err, error_class)),
+        (ErrorCode.CANNOT_CONNECT, "service_cannot_connect"),
+    )
+    result = OperationError(code, key, service=err.service, detail=err.detail)
+    result.extra["service"] = err.service
+    return result
+
+
+async def async_render(
+    hass: HomeAssistant, language: str | None, key: str, placeholders: dict[str, str]
+) -> str:
+    """Return a translated text (strings.json → exceptions), in the given language when available."""
+    template = ""
+    for candidate in dict.fromkeys((language or "en", (language or "en").split("-")[0], "en")):
+        translations = await async_get_translations(hass, candidate, "exceptions", [DOMAIN])
+        if template := translations.get(f"component.{DOMAIN}.exceptions.{key}.message", ""):
+            break
+    if not template:
+        return key
+    try:
+        return template.format(**placeholders)
+    except (KeyError, IndexError, ValueError):
+        return template

@@ -1,0 +1,757 @@
+"""The operations every surface calls: search, add, folders, preferences, download control, memory.
+
+Tools (agent/tools.py), actions (services.py), the OpenAI-compatible endpoint and other agents' LLM APIs (both
+through the tools) only adapt these to their callers. Validation, permissions and error codes live here: an
+operation either does all it was asked, or raises `OperationError` having changed nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import math
+import os
+from pathlib import Path, PurePosixPath
+import re
+from typing import TYPE_CHECKING, Any, Final
+
+from yarl import URL
+
+from .clients.errors import AgentMediaClientError
+from .clients.qbittorrent import info_hash_from_magnet, normalize_info_hash
+from .const import (
+    CODEC_CHOICES,
+    CONF_ALLOW_NON_ADMIN_SETTINGS,
+    CONF_MAX_SIZE_GB,
+    CONF_PREFERRED_CODEC,
+    CONF_PREFERRED_LANGUAGES,
+    CONF_PREFERRED_RESOLUTION,
+    DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
+    DEFAULT_PREFERRED_RESOLUTION,
+    NO_PREFERENCE,
+    RESOLUTION_CHOICES,
+)
+from .downloads import (
+    SOURCE_CONVERSATION,
+    TORRENT_TAG,
+    DangerousTorrentError,
+    async_add_download,
+)
+from .errors import ErrorCode, OperationError, from_client_error
+from .memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS, MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
+from .ranking import (
+    RankedRelease,
+    RankingPreferences,
+    normalize_resolution,
+    normalize_title,
+    parse_release,
+    rank_releases,
+)
+from .requester import Permission
+from .untrusted import MAX_PATH, MAX_PATH_COMPONENT, MAX_TITLE, UnstorableValueError, check_storable, clip
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from homeassistant.core import HomeAssistant
+
+    from .clients.knaben import TorrentResult
+    from .clients.qbittorrent import AddedTorrent
+    from .clients.tmdb import MediaMatch
+    from .data import AgentMediaConfigEntry
+    from .requester import Requester
+
+DOWNLOAD_FOLDER: Final = "download"
+FOLDER_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
+MAX_LISTED_ENTRIES: Final = 50
+MAX_QUERIES: Final = 3
+CLOSE_SCORE_MARGIN: Final = 6.0  # fine-score points; about a 3x difference in seeders
+DIFFERENT_SIZE_RATIO: Final = 1.5
+_TITLE_PUNCTUATION = re.compile(r"[^\w\s&']+")
+_RESOLUTION_IN_QUERY = re.compile(r"(?<![a-z0-9])(2160p|1080p|720p|480p|4k|uhd)(?![a-z0-9])", re.IGNORECASE)
+_CODEC_NAMES: Final = {"hevc": "x265", "avc": "x264"}
+PERMISSION_DENIED: Final = "permission_denied"
+
+
+def _is_http_url(link: str) -> bool:
+    try:
+        parsed = URL(link)
+    except ValueError:
+        return False
+    return parsed.scheme in ("http", "https") and bool(parsed.host) and len(link) <= MAX_PATH
+
+
+def strict_index(value: Any) -> int:
+    """Return a 1-based index given as a whole number (2, 2.0 or "2"); refuse 2.7, True and the like."""
+    if isinstance(value, bool):
+        raise ValueError("an index is a whole number, not true or false")  # noqa: TRY004 - voluptuous wants ValueError
+    if isinstance(value, int):
+        number = value
+    elif isinstance(value, float) and math.isfinite(value) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and value.strip().isdigit():
+        number = int(value.strip())
+    else:
+        raise ValueError("an index is a whole number such as 1 or 2")
+    if number < 1:
+        raise ValueError("an index starts at 1")
+    return number
+
+
+def human_size(size: Any) -> str:
+    """Return a byte count as a short spoken size ("8.8 GB")."""
+    if not isinstance(size, int | float) or isinstance(size, bool) or size <= 0:
+        return "unknown size"
+    for unit, factor in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6)):
+        if size >= factor:
+            return f"{size / factor:.1f} {unit}"
+    return f"{size / 1e3:.0f} kB"
+
+
+@dataclass(frozen=True, slots=True)
+class TorrentSearch:
+    """A search as kept in the requester's working state: results numbered from 1, best first."""
+
+    query: str
+    results: list[dict[str, Any]]
+    rejected: int
+    media: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class AddedDownload:
+    """A download that was added: what qBittorrent has, where it goes, and whether its files were checked."""
+
+    info_hash: str
+    name: str
+    save_path: str | None
+    safety: str | None
+    media: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class MediaQuestion:
+    """download_media could not pick: the question and its numbered options (kept as the pending question)."""
+
+    question: str
+    media: dict[str, Any]
+    options: list[dict[str, Any]]
+
+
+@dataclass(frozen=True, slots=True)
+class MediaDownload:
+    """download_media picked and added the best release."""
+
+    media: dict[str, Any]
+    release: dict[str, Any]
+    why: str
+    other_candidates: int
+    added: AddedDownload
+
+
+def allowed_roots(hass: HomeAssistant) -> list[str]:
+    """Folders Home Assistant lets integrations use: allowlist_external_dirs and the media dirs."""
+    return sorted({*hass.config.allowlist_external_dirs, *hass.config.media_dirs.values()})
+
+
+def check_folder_path(hass: HomeAssistant, path: str) -> tuple[str, tuple[ErrorCode, str] | None]:
+    """Return the normalised path and (code, translation key) when it cannot be used. Blocking (executor).
+
+    Whether the path is allowed is checked first, so nothing is revealed about paths outside the allowed ones.
+    Symlinks are resolved every time, so a link re-pointed after a folder was set is caught at its next use.
+    """
+    path = os.path.normpath(path)
+    encoded = path.encode("utf-8", "surrogateescape")
+    if len(encoded) > MAX_PATH or any(len(part) > MAX_PATH_COMPONENT for part in encoded.split(b"/")):
+        return path, (ErrorCode.INVALID_PATH, "path_too_long")
+    try:
+        return path, _folder_problem(hass, path)
+    except (OSError, ValueError):
+        return path, (ErrorCode.NOT_READABLE, "path_not_readable")
+
+
+def _folder_problem(hass: HomeAssistant, path: str) -> tuple[ErrorCode, str] | None:
+    resolved = Path(path).resolve()
+    inside_roots = any(resolved.is_relative_to(Path(root).resolve()) for root in allowed_roots(hass))
+    if not inside_roots and not hass.config.is_allowed_path(str(resolved)):
+        return ErrorCode.NOT_ALLOWED, "folder_not_allowed"
+    if not resolved.exists():
+        return ErrorCode.PATH_NOT_FOUND, "path_not_found"
+    if not resolved.is_dir():
+        return ErrorCode.NOT_A_DIRECTORY, "not_a_directory"
+    if not os.access(resolved, os.R_OK | os.X_OK):
+        return ErrorCode.NOT_READABLE, "path_not_readable"
+    return None
+
+
+def list_directory(root: str, sub_path: str) -> tuple[list[dict[str, Any]], int] | tuple[ErrorCode, str]:
+    """List root/sub_path (blocking: run in the executor); symlinks may not lead outside root."""
+    try:
+        root_path = Path(root).resolve()
+        target = (root_path / sub_path).resolve()
+        if not target.is_relative_to(root_path):
+            return ErrorCode.NOT_ALLOWED, "path_outside_folder"
+        if not target.exists():
+            return ErrorCode.PATH_NOT_FOUND, "path_not_found"
+        if not target.is_dir():
+            return ErrorCode.NOT_A_DIRECTORY, "not_a_directory"
+        with os.scandir(target) as scan:
+            found = sorted(scan, key=lambda item: (not item.is_dir(), item.name.casefold()))
+    except (OSError, ValueError):
+        return ErrorCode.NOT_READABLE, "path_not_readable"
+    entries = []
+    for item in found[:MAX_LISTED_ENTRIES]:
+        is_dir = item.is_dir()
+        # File names are outside text: clipped, never instructions.
+        listed: dict[str, Any] = {"name": clip(item.name, 200), "type": "directory" if is_dir else "file"}
+        if not is_dir:
+            try:
+                listed["size"] = human_size(item.stat().st_size)
+            except OSError:
+                listed["size"] = "unknown size"
+        entries.append(listed)
+    return entries, len(found)
+
+
+def _languages(value: Any) -> tuple[str, ...]:
+    items = value.split(",") if isinstance(value, str) else value if isinstance(value, list) else []
+    cleaned = (str(item).strip() for item in items)
+    return tuple(item for item in cleaned if item and item.lower() != NO_PREFERENCE)
+
+
+def describe_preferences(preferences: RankingPreferences) -> dict[str, Any]:
+    """Return the preferences in force, as the model and the prompt show them."""
+    return {
+        "resolution": preferences.resolution or NO_PREFERENCE,
+        "codec": preferences.codec or NO_PREFERENCE,
+        "max_size": human_size(preferences.max_size_bytes) if preferences.max_size_bytes else "no limit",
+        "languages": list(preferences.languages) or NO_PREFERENCE,
+    }
+
+
+def media_label(media: Mapping[str, Any], season: int | None = None, episode: int | None = None) -> str:
+    """Return how a film or show is named to people: "Sintel (2010)", "… S01E02", "… season 1"."""
+    label = f"{media['title']} ({media['year']})" if media.get("year") else str(media["title"])
+    if season is not None and episode is not None:
+        return f"{label} S{season:02d}E{episode:02d}"
+    if season is not None:
+        return f"{label} season {season}"
+    return f"{label} episode {episode}" if episode is not None else label
+
+
+def _rankable(found: list[TorrentResult]) -> list[dict[str, Any]]:
+    return [result.as_dict() | {"download_link": result.download_link} for result in found]
+
+
+def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
+    return [
+        {
+            "title": release.result["title"],
+            "size": release.result["size"],
+            "seeders": release.result["seeders"],
+            "peers": release.result["peers"],
+            "info_hash": release.result["info_hash"],
+            "download_link": release.result["download_link"],
+            "tracker": release.result["tracker"],
+            "reason": release.reason,
+        }
+        for release in ranked[:MAX_SEARCH_RESULTS]
+    ]
+
+
+def _none_usable(found: int, query: str, rejected: list[Any]) -> OperationError:
+    reasons = "; ".join(sorted({rejection.reason for rejection in rejected})[:3])
+    return OperationError(ErrorCode.NOT_FOUND, "none_usable", found=found, query=query, reasons=reasons)
+
+
+def _resolution_in(text: str) -> str | None:
+    found = _RESOLUTION_IN_QUERY.search(text)
+    return found.group(1).lower() if found else None
+
+
+def _close(first: RankedRelease, second: RankedRelease) -> bool:
+    """Scores within a few points, yet releases that differ in a way people care about."""
+    if first.score - second.score >= CLOSE_SCORE_MARGIN:
+        return False
+    a, b = first.parsed, second.parsed
+    if (a.source, a.codec, a.hdr, a.languages) != (b.source, b.codec, b.hdr, b.languages):
+        return True
+    sizes = sorted(max(int(release.result.get("size") or 0), 1) for release in (first, second))
+    return sizes[1] / sizes[0] >= DIFFERENT_SIZE_RATIO
+
+
+def _question(
+    ranked: list[RankedRelease], *, label: str, asked: str | None, season: int | None, episode: int | None
+) -> str | None:
+    """Return what to ask when the best release is not clearly what was wanted, else None."""
+    best = ranked[0].parsed
+    if asked and best.resolution != asked:
+        return f"There is no good {asked} release of {label}. Which of these would you like instead?"
+    if episode is not None and not best.episodes:
+        return f"There is no release of {label} alone, only packs that hold it. Should I download one?"
+    if season is not None and episode is None and (best.episodes or len(best.seasons) != 1):
+        return f"There is no pack of {label} alone. Which of these would you like?"
+    if len(ranked) > 1 and _close(ranked[0], ranked[1]):
+        return f"Two releases of {label} are about as good. Which one would you like?"
+    return None
+
+
+def _preference_changes(
+    resolution: str | None, codec: str | None, max_size_gb: float | None, languages: str | None
+) -> dict[str, Any]:
+    """Return the preferences to store, each checked; raise bad_args for a value that is no preference."""
+    if resolution is None and codec is None and max_size_gb is None and languages is None:
+        raise OperationError(ErrorCode.BAD_ARGS, "preference_missing")
+    changes: dict[str, Any] = {}
+    if resolution is not None:
+        resolution = resolution.lower()
+        if resolution not in (*RESOLUTION_CHOICES, "4k"):
+            raise OperationError(ErrorCode.BAD_ARGS, "preference_invalid", value=resolution)
+        changes[CONF_PREFERRED_RESOLUTION] = (
+            NO_PREFERENCE if resolution == NO_PREFERENCE else normalize_resolution(resolution)
+        )
+    if codec is not None:
+        codec = _CODEC_NAMES.get(codec.lower(), codec.lower())
+        if codec not in CODEC_CHOICES:
+            raise OperationError(ErrorCode.BAD_ARGS, "preference_invalid", value=codec)
+        changes[CONF_PREFERRED_CODEC] = codec
+    if max_size_gb is not None:
+        if not math.isfinite(max_size_gb) or not 0 <= max_size_gb <= 1000:  # noqa: PLR2004
+            raise OperationError(ErrorCode.BAD_ARGS, "preference_invalid", value=max_size_gb)
+        changes[CONF_MAX_SIZE_GB] = max_size_gb
+    if languages is not None:
+        changes[CONF_PREFERRED_LANGUAGES] = list(_languages(languages))
+    return changes
+
+
+class MediaOperations:
+    """The operations of one loaded entry, for one requester at a time (passed to each call)."""
+
+    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+        """Bind to the entry's clients and memory."""
+        self.hass = hass
+        self.entry = entry
+        self.data = entry.runtime_data
+        self.memory = entry.runtime_data.memory
+
+    # --- permissions ---------------------------------------------------------------------------------------
+
+    def require(self, requester: Requester, permission: Permission) -> None:
+        """Raise not_allowed unless the policy lets the requester do this."""
+        allow = bool(self.entry.options.get(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS))
+        if not requester.may(permission, allow_non_admin_settings=allow):
+            raise OperationError(ErrorCode.NOT_ALLOWED, PERMISSION_DENIED, permission=permission.value)
+
+    # --- preferences ---------------------------------------------------------------------------------------
+
+    def ranking_preferences(self, *, resolution: str | None = None) -> RankingPreferences:
+        """Return the release preferences: the household's (set by voice) over the entry's options.
+
+        `resolution` (asked for in this request) overrides both. "any" (or a size of 0) means no preference.
+        """
+        stored = self.memory.household.preferences()
+
+        def pick(key: str, default: Any = None) -> Any:
+            return stored[key] if key in stored else self.entry.options.get(key, default)
+
+        wanted = resolution or pick(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION)
+        try:
+            max_size = float(pick(CONF_MAX_SIZE_GB) or 0)
+        except (TypeError, ValueError):
+            max_size = 0.0
+        codec = str(pick(CONF_PREFERRED_CODEC) or NO_PREFERENCE).strip().lower()
+        return RankingPreferences(
+            resolution=normalize_resolution(str(wanted)) if wanted else None,
+            max_size_bytes=int(max_size * 1e9) if max_size > 0 else None,
+            codec=None if codec == NO_PREFERENCE else codec,
+            languages=_languages(pick(CONF_PREFERRED_LANGUAGES)),
+        )
+
+    def set_preferences(
+        self,
+        requester: Requester,
+        *,
+        resolution: str | None = None,
+        codec: str | None = None,
+        max_size_gb: float | None = None,
+        languages: str | None = None,
+    ) -> dict[str, Any]:
+        """Store the household's lasting release preferences; return every preference now in force."""
+        self.require(requester, Permission.CHANGE_SETTINGS)
+        changes = _preference_changes(resolution, codec, max_size_gb, languages)
+        try:
+            check_storable(changes, max_text=100)
+            for key, value in changes.items():
+                self.memory.household.set_preference(key, value)
+        except UnstorableValueError as err:
+            raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
+        return describe_preferences(self.ranking_preferences())
+
+    # --- folders -------------------------------------------------------------------------------------------
+
+    async def async_set_folder(self, requester: Requester, folder_name: str, path: str) -> tuple[str, str]:
+        """Check a folder name and path (file checks in the executor) and save them; return them as saved."""
+        self.require(requester, Permission.CHANGE_SETTINGS)
+        folder_name = folder_name.strip().lower().replace(" ", "_").replace("-", "_")
+        if not FOLDER_NAME.match(folder_name):
+            raise OperationError(ErrorCode.BAD_ARGS, "invalid_folder_name", folder=folder_name)
+        path = path.strip()
+        try:
+            check_storable(path)
+        except UnstorableValueError as err:
+            raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
+        if not PurePosixPath(path).is_absolute():
+            raise OperationError(ErrorCode.INVALID_PATH, "path_not_absolute", path=path)
+        path = await self.async_checked_path(path, folder_name)
+        try:
+            self.memory.household.set_folder(folder_name, path)
+        except UnstorableValueError as err:
+            raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
+        except ValueError as err:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_folders", max=MAX_FOLDERS) from err
+        return folder_name, path
+
+    async def async_checked_path(self, path: str, folder_name: str = DOWNLOAD_FOLDER) -> str:
+        """Return a usable absolute folder path (checked now, in the executor), or raise why not."""
+        path, problem = await self.hass.async_add_executor_job(check_folder_path, self.hass, path)
+        if problem is not None:
+            code, key = problem
+            raise OperationError(code, key, path=path, folder=folder_name)
+        return path
+
+    async def async_save_path(self, folder: str | None) -> str | None:
+        """Return where a download goes: a configured folder (re-checked now), an absolute path, or None."""
+        name = DOWNLOAD_FOLDER if folder is None else folder
+        if (path := self.memory.household.folder(name)) is not None:
+            return await self.async_checked_path(path, name)
+        if folder is None:
+            return None  # qBittorrent's default folder
+        if PurePosixPath(folder).is_absolute():
+            return await self.async_checked_path(folder)
+        raise OperationError(ErrorCode.NOT_FOUND, "unknown_folder", folder=folder)
+
+    async def async_list_folder(
+        self, requester: Requester, folder_name: str, sub_path: str = ""
+    ) -> tuple[str, list[dict[str, Any]], int]:
+        """List a configured folder or a folder inside it; the listing never leaves it."""
+        self.require(requester, Permission.READ)
+        folder_name = folder_name.strip().lower()
+        root = self.memory.household.folder(folder_name)
+        if root is None:
+            configured = ", ".join(sorted(self.memory.household.folders())) or "none"
+            raise OperationError(
+                ErrorCode.NOT_FOUND, "folder_not_configured", folder=folder_name, configured=configured
+            )
+        root = await self.async_checked_path(root, folder_name)
+        sub_path = sub_path.strip()
+        parts = PurePosixPath(sub_path).parts
+        if "\x00" in sub_path or PurePosixPath(sub_path).is_absolute() or ".." in parts:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "path_outside_folder", path=sub_path)
+        listing = await self.hass.async_add_executor_job(list_directory, root, sub_path)
+        if isinstance(listing[0], ErrorCode):
+            code, key = listing
+            raise OperationError(code, str(key), path=sub_path or root)
+        entries, total = listing
+        return sub_path, entries, int(total)
+
+    # --- searching -----------------------------------------------------------------------------------------
+
+    async def async_identify(
+        self,
+        requester: Requester,
+        title: str,
+        *,
+        year: int | None = None,
+        media_type: str | None = None,
+        conversation_id: str | None = None,
+    ) -> dict[str, Any]:
+        """Identify a film or show on TMDB and remember it as the conversation's media."""
+        match = await self._async_match(title, year=year, media_type=media_type)
+        media = match.as_dict()
+        self.memory.conversations.set_media(conversation_id, requester.key, media)
+        return media
+
+    async def _async_match(self, title: str, *, year: int | None, media_type: str | None) -> MediaMatch:
+        title = title.strip()
+        try:
+            match = await self.data.tmdb.async_identify(title, year=year, media_type=media_type)
+        except AgentMediaClientError as err:
+            raise from_client_error(err) from err
+        if match is None:
+            raise OperationError(ErrorCode.NOT_FOUND, "media_not_found", title=title)
+        return match
+
+    async def async_search(
+        self,
+        requester: Requester,
+        query: str,
+        *,
+        media_type: str | None = None,
+        conversation_id: str | None = None,
+    ) -> TorrentSearch:
+        """Search, rank and keep the releases as the requester's last search.
+
+        The media looked up last in the conversation guides the ranking, and becomes the search's media
+        identity, only when the query names it. Nothing usable found: not_found, and the last search stays.
+        """
+        query = clip(" ".join(query.split()), MAX_TITLE)
+        if not query:
+            raise OperationError(ErrorCode.BAD_ARGS, "query_missing")
+        media = self.memory.conversations.media(conversation_id)
+        if media and normalize_title(str(media["title"])) not in normalize_title(query):
+            media = None  # the media looked up earlier is not what is searched now
+        media_type = media_type or (media or {}).get("media_type")
+        parsed_query = parse_release(query)
+        try:
+            found = await self.data.knaben.async_search(query, media_type=media_type)
+        except AgentMediaClientError as err:
+            raise from_client_error(err) from err
+        if not found:
+            raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=query)
+        ranked, rejected = rank_releases(
+            _rankable(found),
+            title=(media or {}).get("title"),
+            year=(media or {}).get("year"),
+            media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
+            season=parsed_query.seasons[0] if parsed_query.seasons else None,
+            episode=parsed_query.episodes[0] if parsed_query.episodes else None,
+            preferences=self.ranking_preferences(resolution=_resolution_in(query)),
+        )
+        if not ranked:
+            raise _none_usable(len(found), query, rejected)
+        results = self.memory.working.store_search(requester.key, query, _numbered(ranked), media)
+        return TorrentSearch(query=query, results=results, rejected=len(rejected), media=media)
+
+    def search_result(self, requester: Requester, index: int) -> dict[str, Any]:
+        """Return result `index` (from 1) of the requester's last search."""
+        search = self.memory.working.search(requester.key)
+        results = search["results"] if search else []
+        if not results:
+            raise OperationError(ErrorCode.NOT_FOUND, "no_search_results")
+        if index > len(results):
+            raise OperationError(ErrorCode.NOT_FOUND, "unknown_index", index=index, count=len(results))
+        return dict(results[index - 1])
+
+    # --- adding --------------------------------------------------------------------------------------------
+
+    async def async_add_result(
+        self,
+        requester: Requester,
+        index: int,
+        *,
+        source: str = SOURCE_CONVERSATION,
+        folder: str | None = None,
+        conversation_id: str | None = None,
+    ) -> AddedDownload:
+        """Add result `index` of the requester's pending question (if any) or last search.
+
+        The media identity is the one the question or search was for: the result actually added decides
+        what the completion event, the news and the library folder say.
+        """
+        self.require(requester, Permission.ADD)
+        working = self.memory.working
+        question = working.question(requester.key)
+        if question is not None and index <= len(question["options"]):
+            result, media = question["options"][index - 1], question.get("media")
+        else:
+            result = self.search_result(requester, index)
+            media = (working.search(requester.key) or {}).get("media")
+        link = result.get("download_link")
+        if not link:
+            raise OperationError(ErrorCode.NOT_FOUND, "result_without_link", index=index)
+        added = await self.async_add_link(
+            requester, link, folder=folder, source=source, media=media, conversation_id=conversation_id
+        )
+        working.clear_question(requester.key)
+        return added
+
+    async def async_add_link(
+        self,
+        requester: Requester,
+        link: str,
+        *,
+        folder: str | None = None,
+        source: str = SOURCE_CONVERSATION,
+        media: dict[str, Any] | None = None,
+        conversation_id: str | None = None,
+    ) -> AddedDownload:
+        """Add a magnet or an http(s) link to a .torrent, after checking the link and the folder."""
+        self.require(requester, Permission.ADD)
+        link = link.strip()
+        if link.lower().startswith("magnet:"):
+            if info_hash_from_magnet(link) is None:
+                raise OperationError(ErrorCode.BAD_ARGS, "invalid_magnet", magnet=link)
+        elif not _is_http_url(link):
+            raise OperationError(ErrorCode.BAD_ARGS, "invalid_url", url=link)
+        save_path = await self.async_save_path(folder)
+        try:
+            added = await async_add_download(
+                self.hass,
+                self.entry,
+                url=link,
+                save_path=save_path,
+                source=source,
+                media=media,
+                requester_key=requester.key,
+                conversation_id=conversation_id,
+            )
+        except DangerousTorrentError as err:
+            error = OperationError(
+                ErrorCode.DANGEROUS_FILES, "dangerous_files", name=err.name, files=", ".join(err.files[:5])
+            )
+            error.extra["dangerous_files"] = [clip(path, 120) for path in err.files[:10]]
+            raise error from err
+        except AgentMediaClientError as err:
+            raise from_client_error(err) from err
+        return self._added(added)
+
+    def _added(self, added: AddedTorrent) -> AddedDownload:
+        record = self.memory.downloads.get(added.info_hash) or {}
+        return AddedDownload(
+            info_hash=added.info_hash,
+            name=added.name,
+            save_path=record.get("save_path"),
+            safety=record.get("safety"),
+            media=record.get("media"),
+        )
+
+    async def async_download_media(
+        self,
+        requester: Requester,
+        title: str,
+        *,
+        year: int | None = None,
+        media_type: str | None = None,
+        quality: str | None = None,
+        season: int | None = None,
+        episode: int | None = None,
+        conversation_id: str | None = None,
+    ) -> MediaDownload | MediaQuestion:
+        """Identify, search, rank; add the best release, or keep a question with numbered options."""
+        self.require(requester, Permission.ADD)
+        if media_type is None and (season is not None or episode is not None):
+            media_type = "tv"
+        match = await self._async_match(title, year=year, media_type=media_type)
+        media = match.as_dict()
+        self.memory.conversations.set_media(conversation_id, requester.key, media)
+        if match.media_type != "tv":
+            season = episode = None
+        asked = normalize_resolution(quality) if quality else None
+        query, found = await self._async_search_media(match)
+        label = media_label(media, season, episode)
+        if not found:
+            raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=label)
+        ranked, rejected = rank_releases(
+            _rankable(found),
+            title=match.title,
+            year=match.year,
+            media_type=match.media_type,
+            season=season,
+            episode=episode,
+            preferences=self.ranking_preferences(resolution=asked),
+            alternative_titles=(match.original_title,),
+        )
+        if not ranked:
+            raise _none_usable(len(found), query, rejected)
+        results = self.memory.working.store_search(requester.key, query, _numbered(ranked), media)
+        if question := _question(ranked, label=label, asked=asked, season=season, episode=episode):
+            options = results[:MAX_PENDING_OPTIONS]
+            self.memory.working.set_question(requester.key, question, options, media)
+            return MediaQuestion(question=question, media=media, options=options)
+        added = await self.async_add_link(
+            requester, results[0]["download_link"], media=media, conversation_id=conversation_id
+        )
+        self.memory.working.clear_question(requester.key)
+        return MediaDownload(
+            media=media,
+            release=results[0],
+            why=ranked[0].reason,
+            other_candidates=len(ranked) - 1,
+            added=added,
+        )
+
+    async def _async_search_media(self, match: MediaMatch) -> tuple[str, list[TorrentResult]]:
+        """Search the title with its year (films), then without, then the original title; first hits win."""
+        queries: list[str] = []
+        for name in dict.fromkeys((match.title, match.original_title)):
+            clean = " ".join(_TITLE_PUNCTUATION.sub(" ", name).split())
+            # Films carry their year in release names; shows mostly do not.
+            if match.media_type == "movie" and match.year:
+                queries.append(f"{clean} {match.year}")
+            queries.append(clean)
+        found: list[TorrentResult] = []
+        for query in list(dict.fromkeys(queries))[:MAX_QUERIES]:
+            try:
+                found = await self.data.knaben.async_search(query, media_type=match.media_type)
+            except AgentMediaClientError as err:
+                raise from_client_error(err) from err
+            if found:
+                return query, found
+        return queries[0], found
+
+    # --- downloads in qBittorrent --------------------------------------------------------------------------
+
+    async def async_list_downloads(self, requester: Requester) -> list[dict[str, Any]]:
+        """Return qBittorrent's torrents, newest first, as raw dicts (the caller describes them)."""
+        self.require(requester, Permission.READ)
+        try:
+            torrents = await self.data.qbittorrent.async_torrents()
+        except AgentMediaClientError as err:
+            raise from_client_error(err) from err
+        torrents.sort(key=lambda torrent: torrent.get("added_on") or 0, reverse=True)
+        return torrents
+
+    async def _async_torrent(self, value: str) -> tuple[str, dict[str, Any]]:
+        info_hash = normalize_info_hash(value)
+        if info_hash is None:
+            raise OperationError(ErrorCode.BAD_ARGS, "invalid_hash", hash=value)
+        try:
+            present = await self.data.qbittorrent.async_torrents([info_hash])
+        except AgentMediaClientError as err:
+            raise from_client_error(err) from err
+        if not present:
+            raise OperationError(ErrorCode.NOT_FOUND, "unknown_torrent", hash=info_hash)
+        return info_hash, present[0]
+
+    def is_ours(self, info_hash: str, torrent: Mapping[str, Any]) -> bool:
+        """Return whether Agent Media added this torrent (recorded, or tagged by us)."""
+        tags = {tag.strip() for tag in str(torrent.get("tags") or "").split(",")}
+        return TORRENT_TAG in tags or self.memory.downloads.get(info_hash) is not None
+
+    async def async_control(
+        self, requester: Requester, action: str, value: str, *, delete_files: bool = False
+    ) -> str:
+        """Pause, resume or remove a torrent; others' torrents and deleting files need the permission."""
+        self.require(requester, Permission.ADD)
+        info_hash, torrent = await self._async_torrent(value)
+        if not self.is_ours(info_hash, torrent):
+            self.require(requester, Permission.REMOVE_FOREIGN)
+        if delete_files:
+            self.require(requester, Permission.DELETE_FILES)
+        qbittorrent = self.data.qbittorrent
+        try:
+            if action == "pause":
+                await qbittorrent.async_pause([info_hash])
+            elif action == "resume":
+                await qbittorrent.async_resume([info_hash])
+            else:
+                await qbittorrent.async_remove([info_hash], delete_files=delete_files)
+        except AgentMediaClientError as err:
+            raise from_client_error(err) from err
+        if action == "remove":
+            self.memory.downloads.pop(info_hash)
+        return info_hash
+
+    # --- memory --------------------------------------------------------------------------------------------
+
+    def clear_memory(self, requester: Requester, scope: str) -> None:
+        """Forget part of the memory: the household's needs the permission; otherwise one's own state."""
+        if scope not in CLEAR_SCOPES:
+            raise OperationError(ErrorCode.BAD_ARGS, "unknown_scope", scope=scope)
+        allow = bool(self.entry.options.get(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS))
+        may_clear_household = requester.may(Permission.CLEAR_HOUSEHOLD, allow_non_admin_settings=allow)
+        if scope in HOUSEHOLD_SCOPES and not may_clear_household:
+            raise OperationError(
+                ErrorCode.NOT_ALLOWED, PERMISSION_DENIED, permission=Permission.CLEAR_HOUSEHOLD.value
+            )
+        # Trusted callers clear everyone's conversations and searches; others only their own.
+        self.memory.clear(scope, requester_key=None if may_clear_household else requester.key)

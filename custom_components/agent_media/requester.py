@@ -1,0 +1,88 @@
+"""Who is asking, resolved once per request, and the one permission policy every surface applies.
+
+A requester is a Home Assistant user (administrator or not), a device with no user (a voice satellite), or
+the system (automations, scripts, anything with no user and no device). Like Home Assistant's own service
+checks, a context without a user is trusted: it was set up by an administrator. The requester also keys the
+working state (last search, pending question), so "the 2nd one" on a satellite means that satellite's search.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Final
+
+if TYPE_CHECKING:
+    from homeassistant.core import Context, HomeAssistant
+
+
+class RequesterKind(StrEnum):
+    """What kind of caller a requester is."""
+
+    USER = "user"
+    DEVICE = "device"
+    SYSTEM = "system"
+
+
+class Permission(StrEnum):
+    """What an operation needs (see docs/security.md for the table)."""
+
+    READ = "read"  # search, identify, list downloads and folders
+    ADD = "add"  # add a download, pause / resume / remove our own without deleting files
+    CHANGE_SETTINGS = "change_settings"  # folders, preferences
+    DELETE_FILES = "delete_files"
+    REMOVE_FOREIGN = "remove_foreign"  # pause, resume or remove torrents Agent Media did not add
+    CLEAR_HOUSEHOLD = "clear_household"  # forget settings, news, errors, other people's state
+
+
+# Permissions anyone has; the rest need an administrator, a context without a user, or the entry's option.
+OPEN_PERMISSIONS: Final = frozenset({Permission.READ, Permission.ADD})
+SYSTEM_KEY: Final = "system"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Requester:
+    """Who asks: the user (if any), the device (if any), and whether they administer Home Assistant."""
+
+    kind: RequesterKind
+    user_id: str | None = None
+    device_id: str | None = None
+    is_admin: bool = False
+
+    @property
+    def key(self) -> str:
+        """The stable key of this requester's working state and conversations."""
+        if self.kind is RequesterKind.USER:
+            return f"user:{self.user_id}"
+        if self.kind is RequesterKind.DEVICE:
+            return f"device:{self.device_id}"
+        return SYSTEM_KEY
+
+    @property
+    def trusted(self) -> bool:
+        """Administrators and contexts without a user (satellites, automations) may change the household."""
+        return self.kind is not RequesterKind.USER or self.is_admin
+
+    def may(self, permission: Permission, *, allow_non_admin_settings: bool = False) -> bool:
+        """Apply the policy: open permissions for all, the others for trusted requesters or when allowed."""
+        return permission in OPEN_PERMISSIONS or self.trusted or allow_non_admin_settings
+
+
+SYSTEM: Final = Requester(kind=RequesterKind.SYSTEM)
+
+
+async def async_resolve_requester(
+    hass: HomeAssistant, context: Context | None, device_id: str | None = None
+) -> Requester:
+    """Resolve who asks from a Home Assistant context and the device the request came from."""
+    user_id = context.user_id if context is not None else None
+    if user_id is not None:
+        user = await hass.auth.async_get_user(user_id)
+        if user is None or not user.system_generated:
+            # An unknown user id (a deleted user) is a stranger, never the system.
+            is_admin = user is not None and user.is_admin
+            return Requester(kind=RequesterKind.USER, user_id=user_id, device_id=device_id, is_admin=is_admin)
+        # A system-generated user (Supervisor, cloud) acts for Home Assistant itself.
+    if device_id:
+        return Requester(kind=RequesterKind.DEVICE, device_id=device_id)
+    return SYSTEM

@@ -1,0 +1,108 @@
+"""Text from outside (torrent and file names, TMDB data, HTTP bodies, people's words) as data, never code.
+
+Everything that crosses into memory, the model or a log goes through here: clipped to a known length, made
+storable (valid UTF-8, no control characters), and, for the model, wrapped in a delimited data block whose
+content is JSON-escaped, so a release named "IGNORE PREVIOUS INSTRUCTIONS" stays a string in a list.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any, Final
+
+# Lengths (characters) that outside text is clipped to before it is kept or shown to the model.
+MAX_TITLE: Final = 200
+MAX_NAME: Final = 300  # torrent and file names
+MAX_PATH: Final = 4096  # bytes, as the kernel's PATH_MAX
+MAX_PATH_COMPONENT: Final = 255  # bytes, as NAME_MAX
+MAX_MESSAGE: Final = 2000
+MAX_DETAIL: Final = 300
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+DATA_BLOCK_START: Final = "<data>"
+DATA_BLOCK_END: Final = "</data>"
+
+
+class UnstorableValueError(ValueError):
+    """A value that cannot be kept: not JSON, not valid UTF-8, or holding control characters."""
+
+
+def clip(text: Any, limit: int) -> str:
+    """Return text on one line, at most `limit` characters, storable."""
+    value = " ".join(storable_text(str(text)).split())
+    return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def storable_text(text: str) -> str:
+    """Return text that encodes as UTF-8, without control characters (outside text: repaired, not refused)."""
+    if _is_utf8(text) and not _CONTROL.search(text):
+        return text
+    repaired = text.encode("utf-8", "replace").decode("utf-8")
+    return _CONTROL.sub(" ", repaired)
+
+
+def _is_utf8(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_text(value: str, max_text: int) -> None:
+    if not _is_utf8(value):
+        raise UnstorableValueError("text must be valid UTF-8")
+    if _CONTROL.search(value):
+        raise UnstorableValueError("text must not hold control characters")
+    if len(value) > max_text:
+        raise UnstorableValueError(f"text must be at most {max_text} characters")
+
+
+def check_storable(value: Any, *, max_text: int = MAX_PATH) -> None:
+    """Raise UnstorableValueError unless the value is JSON-safe: refused, never mangled."""
+    if value is None or isinstance(value, bool | int):
+        return
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise UnstorableValueError("numbers must be finite")
+        return
+    if isinstance(value, str):
+        _check_text(value, max_text)
+        return
+    if isinstance(value, list | tuple):
+        for item in value:
+            check_storable(item, max_text=max_text)
+        return
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise UnstorableValueError("keys must be text")
+            check_storable(key, max_text=max_text)
+            check_storable(item, max_text=max_text)
+        return
+    raise UnstorableValueError(f"{type(value).__name__} values cannot be kept")
+
+
+def data_block(payload: Any) -> str:
+    """Return outside data for the model: JSON-escaped (no raw markup survives) inside one delimited block."""
+    text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    # A name holding "</data>" cannot close the block early: JSON keeps '<' as is, so escape it.
+    text = text.replace("<", "\\u003c")
+    return f"{DATA_BLOCK_START}{text}{DATA_BLOCK_END}"
+
+
+def storable_copy(value: Any) -> Any:
+    """Return outside data made JSON-safe: text repaired, non-finite numbers and unknown types dropped."""
+    if isinstance(value, str):
+        return storable_text(value)
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list | tuple):
+        return [storable_copy(item) for item in value]
+    if isinstance(value, dict):
+        return {storable_text(str(key)): storable_copy(item) for key, item in value.items()}
+    return None
