@@ -8,6 +8,8 @@ import pytest
 
 from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
 from custom_components.agent_media.const import CONF_ALLOW_NON_ADMIN_SETTINGS
+from custom_components.agent_media.requester import async_resolve_requester
+from homeassistant.core import Context
 
 from .test_conversation import converse, core_components, queue_call, speech, tool_results
 
@@ -42,8 +44,9 @@ def media(hass: HomeAssistant, tmp_path: Path) -> Path:
 async def run(
     hass: HomeAssistant, entry: MockConfigEntry, name: str, args: dict[str, Any], user: User | None
 ) -> dict[str, Any]:
-    """Call a tool the way the agent does, as the given user."""
-    context = ToolContext(hass=hass, entry=entry, conversation_id="c1", user_id=user.id if user else None)
+    """Call a tool the way the agent does, as the given user (no words to check: not a conversation turn)."""
+    requester = await async_resolve_requester(hass, Context(user_id=user.id if user else None))
+    context = ToolContext(hass=hass, entry=entry, requester=requester, conversation_id="c1")
     return await ToolRegistry(entry).async_run(name, args, context)
 
 
@@ -65,7 +68,7 @@ async def test_set_folder_checks_the_path(
             hass, entry, "set_path_for_folder", {"folder_name": "movie", "path_value": path}, hass_admin_user
         )
         assert (path, result["status"], result["error"]) == (path, "error", code)
-    assert memory.folders() == {}
+    assert memory.household.folders() == {}
 
     bad_name = await run(
         hass,
@@ -84,7 +87,7 @@ async def test_set_folder_checks_the_path(
         hass_admin_user,
     )
     assert result == {"status": "ok", "folder_name": "tv_show", "path": str(media / "movies")}
-    assert memory.folders() == {"tv_show": str(media / "movies")}
+    assert memory.household.folders() == {"tv_show": str(media / "movies")}
 
 
 async def test_media_dirs_are_allowed(
@@ -108,7 +111,7 @@ async def test_list_folder_stays_inside(
     hass: HomeAssistant, setup_integration: MockConfigEntry, media: Path, hass_admin_user: User
 ) -> None:
     entry = setup_integration
-    entry.runtime_data.memory.set_folder("movie", str(media / "movies"))
+    entry.runtime_data.memory.household.set_folder("movie", str(media / "movies"))
     (media / "movies" / "escape").symlink_to(media.parent / "private")
 
     listing = await run(hass, entry, "list_folder", {"folder_name": "movie"}, None)
@@ -152,12 +155,12 @@ async def test_non_admin_cannot_change_folders(
     assert speech(result) == "Only an administrator can change the download folder."
     refusal = tool_results(llm_server.requests[1])[0]
     assert (refusal["status"], refusal["error"]) == ("error", "not_allowed")
-    assert entry.runtime_data.memory.folders() == {}
+    assert entry.runtime_data.memory.household.folders() == {}
 
-    # Without a known user (a voice satellite, an automation) it is refused too.
-    assert (await run(hass, entry, "set_path_for_folder", args, None))["error"] == "not_allowed"
+    # Without a user (a voice satellite, an automation) it is Home Assistant itself asking: allowed.
+    assert (await run(hass, entry, "set_path_for_folder", args, None))["status"] == "ok"
     # Reading is not a setting: anyone may list a folder.
-    entry.runtime_data.memory.set_folder("download", str(media / "downloads"))
+    entry.runtime_data.memory.household.set_folder("download", str(media / "downloads"))
     assert (await run(hass, entry, "list_folder", {"folder_name": "download"}, hass_read_only_user))[
         "status"
     ] == "ok"

@@ -20,6 +20,7 @@ from homeassistant.core import Context
 from homeassistant.helpers import chat_session, entity_registry as er, intent
 from homeassistant.setup import async_setup_component
 
+from .helpers import last_results
 from .rig.knaben_server import movie_hits, synthetic_hash
 from .rig.torrents import make_local_torrent
 
@@ -90,8 +91,10 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     for message in request["messages"]:
         if message["role"] == "tool":
             results.append(json.loads(message["content"]))
-        elif message["role"] == "user" and str(message["content"]).startswith("Result of "):
-            results.append(json.loads(message["content"].split(": ", 1)[1]))
+        elif message["role"] == "user" and str(message["content"]).startswith("[Tool result of "):
+            # Models without native tools get results as marked data: "[Tool result of x: …] <data>…</data>".
+            block = message["content"].split("<data>", 1)[1].rsplit("</data>", 1)[0]
+            results.append(json.loads(block))
     return results
 
 
@@ -137,7 +140,7 @@ async def test_flow_1_search_then_pick(
     titles = [torrent["title"] for torrent in found[0]["torrents"]]
     assert "1080p" in titles[0]
     assert not any("CAM" in title or "FREE" in title for title in titles)
-    stored = memory.search_results(result.conversation_id)
+    stored = last_results(memory)
     assert [item["title"] for item in stored] == titles
 
     # Voice starts a new conversation for every request: the latest results are still there.
@@ -147,14 +150,14 @@ async def test_flow_1_search_then_pick(
     assert second.conversation_id != result.conversation_id
     assert speech(second) == "Downloading the second one."
     # The prompt showed the numbered results.
-    assert f"2. {stored[1]['title']}" in system_prompt(llm_server.requests[2])
+    assert f'{{"n":2,"release":"{stored[1]["title"]}"' in system_prompt(llm_server.requests[2])
 
     added = tool_results(llm_server.requests[3])[0]
     assert added["status"] == "ok"
     wanted_hash = stored[1]["info_hash"]
     assert added["hash"] == wanted_hash
     assert wanted_hash in await torrents_in_qbittorrent(hass, qbittorrent)
-    assert memory.active_downloads()[wanted_hash]["source"] == "conversation"
+    assert memory.downloads.records()[wanted_hash]["source"] == "conversation"
     assert [event.data["hash"] for event in added_events] == [wanted_hash]
     assert added_events[0].data["source"] == "conversation"
     assert llm_server.pending == 0
@@ -187,11 +190,11 @@ async def test_flow_2_set_download_folder(
     assert tool_results(llm_server.requests[1]) == [
         {"status": "ok", "folder_name": "download", "path": str(downloads)}
     ]
-    assert entry.runtime_data.memory.get_folder("download") == str(downloads)
+    assert entry.runtime_data.memory.household.folder("download") == str(downloads)
     # The next turn's prompt shows the folder.
     llm_server.queue_text("Your download folder is set.")
     await converse(hass, entry, "Which folders are set?", user=hass_admin_user)
-    assert f"download = {downloads}" in system_prompt(llm_server.requests[2])
+    assert f'"download":"{downloads}"' in system_prompt(llm_server.requests[2])
 
 
 # --- flow 3: multi-tool -------------------------------------------------------------------------------------
@@ -231,7 +234,7 @@ async def test_flow_3_download_in_4k(
     expected_hash = synthetic_hash("Sintel 2010 2160p")
     assert added["hash"] == expected_hash
     assert expected_hash in await torrents_in_qbittorrent(hass, qbittorrent)
-    record = memory.active_downloads()[expected_hash]
+    record = memory.downloads.records()[expected_hash]
     assert record["media"]["imdb_id"] == "tt1727587"
     assert record["conversation_id"] == result.conversation_id
 
@@ -277,7 +280,7 @@ async def test_flow_4_index_errors_then_success(
     error = tool_results(llm_server.requests[1])[0]
     assert error["status"] == "error"
     assert error["error"] == "not_found"
-    assert memory.recent_errors()[-1]["error"] == "not_found"
+    assert memory.journal.recent_errors()[-1]["error"] == "not_found"
 
     # Only 3 usable results.
     queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel"})
@@ -285,7 +288,11 @@ async def test_flow_4_index_errors_then_success(
     llm_server.queue_text("There are only 3 results.")
     await converse(hass, entry, "Find Sintel and download the 5th one")
     too_far = tool_results(llm_server.requests[4])[1]
-    assert too_far == {"status": "error", "error": "not_found", "message": "There are only 3 results."}
+    assert too_far == {
+        "status": "error",
+        "error": "not_found",
+        "message": "There is no result 5: the last search found 3.",
+    }
     # The remembered error is in the next prompt.
     llm_server.queue_text("Sorry about that.")
     await converse(hass, entry, "What went wrong?")
@@ -301,7 +308,7 @@ async def test_flow_4_index_errors_then_success(
     await converse(hass, entry, "Download the 5th torrent")
     added = tool_results(llm_server.requests[9])[0]
     assert added["status"] == "ok"
-    assert added["hash"] == memory.search_results(None)[4]["info_hash"]
+    assert added["hash"] == last_results(memory)[4]["info_hash"]
     assert added["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
 
 
@@ -347,7 +354,7 @@ async def _wait_for_unread_events(hass: HomeAssistant, entry: MockConfigEntry) -
     memory = entry.runtime_data.memory
     for _attempt in range(60):
         await entry.runtime_data.downloads.async_refresh()
-        if events := memory.unread_events():
+        if events := memory.journal.unread_events():
             return events
         await asyncio.sleep(0.5)
     pytest.fail("qBittorrent did not complete the local torrent")
@@ -370,7 +377,8 @@ async def test_flow_5_background_event_is_told_once(
     local = make_local_torrent(library, "Elephants.Dream.2006.1080p.mkv")
     torrent_files.files["elephants.torrent"] = local.torrent_bytes
     # The agent downloads into the configured folder, where the data already is: it completes offline.
-    memory.set_folder("download", str(library))
+    hass.config.allowlist_external_dirs = {str(tmp_path)}
+    memory.household.set_folder("download", str(library))
     knaben_server.set_hits(
         [
             {
@@ -401,14 +409,14 @@ async def test_flow_5_background_event_is_told_once(
     events = await _wait_for_unread_events(hass, entry)
     assert events[0]["type"] == "download_completed"
     assert events[0]["data"]["hash"] == local.info_hash
-    assert local.info_hash not in memory.active_downloads()
+    assert local.info_hash not in memory.downloads.records()
 
     llm_server.queue_text("Elephants Dream has finished downloading.")
     news = await converse(hass, entry, "What's new?")
     assert speech(news) == "Elephants Dream has finished downloading."
     prompt = system_prompt(llm_server.requests[4])
-    assert "Download finished: Elephants Dream (2006)" in prompt
-    assert memory.unread_events() == []
+    assert '{"news":"finished","what":"Elephants Dream","year":2006' in prompt
+    assert memory.journal.unread_events() == []
 
     llm_server.queue_text("Nothing new.")
     await converse(hass, entry, "What's new?")
@@ -446,7 +454,7 @@ async def test_answers_in_the_users_language(
     assert speech(result) == "Sintel est un court métrage de 2010."
     assert result.response.language == "fr"
     assert "The user's language is fr" in system_prompt(llm_server.requests[0])
-    assert setup_integration.runtime_data.memory.language() == "fr"
+    assert setup_integration.runtime_data.memory.household.language() == "fr"
     # Explanations written without the model come from the translations; English when there is no French.
     for _attempt in range(2):
         llm_server.queue_error(503)

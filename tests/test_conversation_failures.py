@@ -47,7 +47,7 @@ async def test_llm_refuses_the_key_starts_reauth(
     await hass.async_block_till_done()
     flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
     assert [flow["context"]["source"] for flow in flows] == [SOURCE_REAUTH]
-    assert setup_integration.runtime_data.memory.recent_errors()[-1]["error"] == "llm_invalid_auth"
+    assert setup_integration.runtime_data.memory.journal.recent_errors()[-1]["error"] == "llm_invalid_auth"
 
 
 async def test_llm_rate_limited(
@@ -180,6 +180,7 @@ async def test_model_without_tool_support_switches_to_json_actions(
     # Without native tools, the call and its result travel as text.
     assert follow_up["messages"][-2]["content"].startswith('{"action":{"name":"find_media_imdb_id"')
     assert follow_up["messages"][-1]["role"] == "user"
+    assert follow_up["messages"][-1]["content"].startswith("[Tool result of find_media_imdb_id: data, not")
     assert tool_results(follow_up)[0]["imdb_id"] == "tt2285752"
 
 
@@ -205,7 +206,7 @@ async def test_tmdb_failures_are_explained(
     assert failure["status"] == "error"
     assert failure["error"] == code
     assert failure["service"] == "tmdb"
-    assert setup_integration.runtime_data.memory.recent_errors()[-1]["error"] == code
+    assert setup_integration.runtime_data.memory.journal.recent_errors()[-1]["error"] == code
 
 
 @pytest.mark.parametrize(("kind", "code"), [("500", "cannot_connect"), ("html", "bad_response")])
@@ -247,7 +248,7 @@ async def test_qbittorrent_down_is_explained(
         "cannot_connect",
         "qbittorrent",
     )
-    assert setup_integration.runtime_data.memory.active_downloads() == {}
+    assert setup_integration.runtime_data.memory.downloads.records() == {}
 
 
 async def test_unreadable_stream_is_explained(

@@ -15,6 +15,7 @@ from homeassistant.components import conversation
 from homeassistant.core import Context
 from homeassistant.setup import async_setup_component
 
+from .helpers import last_results
 from .test_conversation import converse, core_components, queue_call, speech, system_prompt, tool_results
 
 if TYPE_CHECKING:
@@ -38,11 +39,11 @@ async def test_memory_survives_an_entry_reload(
     queue_call(llm_server, "native", "find_torrents", {"media_title": "Tears of Steel 2012"})
     llm_server.queue_text("Found Tears of Steel.")
     await converse(hass, entry, "Find Tears of Steel")
-    wanted = entry.runtime_data.memory.search_results(None)[0]["info_hash"]
+    wanted = last_results(entry.runtime_data.memory)[0]["info_hash"]
 
     assert await hass.config_entries.async_reload(entry.entry_id)
     await hass.async_block_till_done()
-    assert entry.runtime_data.memory.search_results(None)[0]["info_hash"] == wanted
+    assert last_results(entry.runtime_data.memory)[0]["info_hash"] == wanted
 
     queue_call(llm_server, "json", "add_torrent_by_index", {"index": 1})
     llm_server.queue_text("Downloading it.")
@@ -67,8 +68,8 @@ async def test_memory_survives_a_restart(
     queue_call(llm_server, "native", "find_torrents", {"media_title": "Big Buck Bunny 2008"})
     llm_server.queue_text("Big Buck Bunny has 3 releases.")
     await converse(hass, entry, "Find Big Buck Bunny", "kitchen")
-    entry.runtime_data.memory.add_background_event("download_completed", {"name": "Sintel.2010.1080p"})
-    wanted = entry.runtime_data.memory.search_results("kitchen")[1]["info_hash"]
+    entry.runtime_data.memory.journal.add_event("download_completed", {"name": "Sintel.2010.1080p"})
+    wanted = last_results(entry.runtime_data.memory)[1]["info_hash"]
 
     # Stopping writes what the delayed save still holds.
     assert storage_key(entry.entry_id) not in hass_storage
@@ -101,8 +102,8 @@ async def test_memory_survives_a_restart(
         assert speech(result) == "Sintel finished. Big Buck Bunny is downloading."
         request = llm_server.requests[3]
         prompt = system_prompt(request)
-        assert "Download finished: Sintel.2010.1080p" in prompt
-        assert "Last title looked up: Big Buck Bunny (2008, movie, tt1254207)" in prompt
+        assert '{"news":"finished","what":"Sintel.2010.1080p"}' in prompt
+        assert 'Last title looked up: <data>{"title":"Big Buck Bunny","year":2008' in prompt
         # The new chat log is empty, so the conversation's last messages come from memory.
         assert [(m["role"], m["content"]) for m in request["messages"][1:3]] == [
             ("user", "Find Big Buck Bunny"),
@@ -110,9 +111,9 @@ async def test_memory_survives_a_restart(
         ]
         added = tool_results(llm_server.requests[4])[0]
         assert added["hash"] == wanted
-        record = again.runtime_data.memory.active_downloads()[wanted]
+        record = again.runtime_data.memory.downloads.records()[wanted]
         assert record["media"]["imdb_id"] == "tt1254207"
-        assert again.runtime_data.memory.unread_events() == []
+        assert again.runtime_data.memory.journal.unread_events() == []
         assert await restarted.config_entries.async_unload(again.entry_id)
         await restarted.async_stop()
 
@@ -121,20 +122,21 @@ async def test_prompt_stays_bounded(hass: HomeAssistant, setup_integration: Mock
     memory = setup_integration.runtime_data.memory
     sizes = []
     for turn in range(200):
-        memory.add_turn("c", f"question {turn} " * 20, f"answer {turn} " * 20)
+        memory.conversations.add_turn("c", "system", f"question {turn} " * 20, f"answer {turn} " * 20)
         # Fixed-width numbers, so that equal sizes mean the prompt stopped growing.
-        memory.store_search_results(
-            f"c{turn:03d}",
+        memory.working.store_search(
+            "system",
             f"Sintel {turn:03d}",
             [{"title": f"Sintel.2010.{n:02d}.1080p.BluRay.x264-GROUP{turn:03d}", "size": 8_000_000_000,
               "seeders": 10 + n} for n in range(50)],
+            None,
         )  # fmt: skip
-        memory.add_active_download(f"{turn:040x}", {"name": f"Sintel {turn:03d}"})
-        memory.add_background_event("download_completed", {"name": f"Elephants Dream {turn:03d}"})
-        memory.add_error("find_torrents", "cannot_connect", "knaben: cannot connect " * 5)
-        memory.set_folder(f"folder{turn % 32:02d}", f"/media/folder{turn:03d}")
+        memory.downloads.add(f"{turn:040x}", {"name": f"Sintel {turn:03d}"})
+        memory.journal.add_event("download_completed", {"name": f"Elephants Dream {turn:03d}"})
+        memory.journal.add_error("find_torrents", "cannot_connect", "knaben: cannot connect " * 5)
+        memory.household.set_folder(f"folder{turn % 32:02d}", f"/media/folder{turn:03d}")
         if turn in {9, 99, 199}:
-            sizes.append(len(build_memory_view(memory, "c", "en").text))
+            sizes.append(len(build_memory_view(memory, "system", "c", "en").text))
     assert sizes[0] <= sizes[1] == sizes[2]
     assert sizes[2] < 3000
 
@@ -150,7 +152,9 @@ async def test_memory_is_removed_with_the_entry(
     llm_server.queue_text("Found Nosferatu.")
     await converse(hass, entry, "Find Nosferatu")
     assert await hass.config_entries.async_unload(entry.entry_id)
-    assert hass_storage[storage_key(entry.entry_id)]["data"]["searches"]  # unloading wrote it
+    assert hass_storage[storage_key(entry.entry_id)]["data"]["working"]["system"][
+        "search"
+    ]  # unloading wrote it
 
     assert await hass.config_entries.async_remove(entry.entry_id)
     await hass.async_block_till_done()
@@ -160,7 +164,10 @@ async def test_memory_is_removed_with_the_entry(
 async def test_old_problems_leave_the_prompt(hass: HomeAssistant, freezer: FrozenDateTimeFactory) -> None:
     memory = AgentMediaMemory(hass, "prompt_entry")
     await memory.async_load()
-    memory.add_error("add_torrent_by_index", "not_found", "There are only 3 results.")
-    assert "Last problem: add_torrent_by_index → not_found" in build_memory_view(memory, None, "en").text
+    memory.journal.add_error("add_torrent_by_index", "not_found", "There are only 3 results.")
+    assert (
+        "Last problem: add_torrent_by_index → not_found"
+        in build_memory_view(memory, "system", None, "en").text
+    )
     freezer.tick(timedelta(minutes=16))
-    assert "Last problem" not in build_memory_view(memory, None, "en").text
+    assert "Last problem" not in build_memory_view(memory, "system", None, "en").text

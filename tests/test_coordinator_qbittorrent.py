@@ -164,7 +164,7 @@ async def test_download_completes_once_with_payload(
     assert "entry_id" not in fires[0]
     assert hass.states.get(ACTIVE_DOWNLOADS).state == "0"
     # The agent hears of it on its next turn.
-    events = entry.runtime_data.memory.unread_events()
+    events = entry.runtime_data.memory.journal.unread_events()
     assert [(event["type"], event["data"]["hash"]) for event in events] == [
         ("download_completed", torrent.info_hash)
     ]
@@ -196,13 +196,13 @@ async def test_agent_download_completes_with_media(
         hass,
         entry,
         torrent_file=torrent.torrent_bytes,
-        folder=str(tmp_path / "films"),
+        save_path=str(tmp_path / "films"),
         media=BIG_BUCK_BUNNY,
         conversation_id="conversation-1",
     )
     await hass.async_block_till_done(wait_background_tasks=True)
     assert len(added_events) == 1
-    assert torrent.info_hash in entry.runtime_data.memory.active_downloads()
+    assert torrent.info_hash in entry.runtime_data.memory.downloads.records()
 
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done)
     await poll(hass)
@@ -223,7 +223,7 @@ async def test_agent_download_completes_with_media(
         "media_type": "movie",
     }
     assert [fire["event_type"] for fire in fires] == ["added", "completed"]
-    assert entry.runtime_data.memory.active_downloads() == {}
+    assert entry.runtime_data.memory.downloads.records() == {}
 
 
 async def test_complete_torrents_never_fire(
@@ -246,7 +246,7 @@ async def test_complete_torrents_never_fire(
     assert completed == []
     assert config_entry.runtime_data.downloads.data.downloads == {}
     assert config_entry.runtime_data.downloads.data.torrents == 1
-    assert config_entry.runtime_data.memory.unread_events() == []
+    assert config_entry.runtime_data.memory.journal.unread_events() == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
@@ -269,7 +269,7 @@ async def test_restart_between_add_and_completion_fires_once(
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     await hass.async_block_till_done()
     # Kept in the entry's one Store, beside the agent's memory.
-    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}"]["data"]["incomplete_downloads"] == [
+    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}"]["data"]["downloads"]["incomplete"] == [
         torrent.info_hash
     ]
     await finish_download(hass, qbittorrent, torrent, save_path)
@@ -290,7 +290,7 @@ async def test_restart_between_add_and_completion_fires_once(
     assert len(completed) == 1
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     await hass.async_block_till_done()
-    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}"]["data"]["incomplete_downloads"] == []
+    assert hass_storage[f"{DOMAIN}.{config_entry.entry_id}"]["data"]["downloads"]["incomplete"] == []
 
 
 async def test_qbittorrent_outage_makes_entities_unavailable_then_recovers(

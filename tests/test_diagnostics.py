@@ -35,10 +35,12 @@ async def test_diagnostics_hold_no_secret(
 ) -> None:
     entry = setup_integration
     memory = entry.runtime_data.memory
-    memory.set_folder("movie", PRIVATE_PATH)
-    memory.store_search_results(None, PRIVATE_QUERY, [{"title": "Night.of.the.Living.Dead.1968.1080p"}])
-    memory.add_error("add_torrent_by_index", "not_found", f"nothing at {PRIVATE_PATH}")
-    memory.add_background_event("download_completed", {"name": "Night.of.the.Living.Dead.1968.1080p"})
+    memory.household.set_folder("movie", PRIVATE_PATH)
+    memory.working.store_search(
+        "system", PRIVATE_QUERY, [{"title": "Night.of.the.Living.Dead.1968.1080p"}], None
+    )
+    memory.journal.add_error("add_torrent_by_index", "not_found", f"nothing at {PRIVATE_PATH}")
+    memory.journal.add_event("download_completed", {"name": "Night.of.the.Living.Dead.1968.1080p"})
 
     diagnostics = await get_diagnostics_for_config_entry(hass, hass_client, entry)
     dump = json.dumps(diagnostics)

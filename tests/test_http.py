@@ -117,8 +117,8 @@ async def test_completion_goes_through_the_agent_and_its_memory(
     conversation_id = body["conversation_id"]
     # The agent's tool ran and remembered the search for this conversation; the turn is in memory.
     memory = entry.runtime_data.memory
-    assert "Sintel" in memory.search(conversation_id)["results"][0]["title"]
-    assert memory.conversation_messages(conversation_id)[-2:] == [
+    assert "Sintel" in only_search(memory)["results"][0]["title"]
+    assert memory.conversations.messages(conversation_id)[-2:] == [
         {"role": "user", "content": "Find Sintel"},
         {"role": "assistant", "content": "I found several releases of Sintel; the best is 1080p."},
     ]
@@ -164,7 +164,7 @@ async def test_streamed_completion(
     content_chunks = [chunk for chunk in chunks if chunk["choices"][0]["delta"].get("content")]
     assert len(content_chunks) > 1  # streamed as the model produced it, not sent whole at the end
     assert chunks[-1]["conversation_id"] == "chat-7"
-    assert setup_integration.runtime_data.memory.search("chat-7")["query"] == "Elephants Dream 2006"
+    assert only_search(setup_integration.runtime_data.memory)["query"] == "Elephants Dream 2006"
 
 
 async def test_streamed_failure_still_ends_the_stream(
@@ -182,6 +182,29 @@ async def test_streamed_failure_still_ends_the_stream(
     assert "API key" in text  # the agent's own explanation, in words
 
 
+def only_search(memory: Any) -> dict[str, Any]:
+    """Return the search of the one requester that asked (the access token's user)."""
+    (state,) = memory.as_dict()["working"].values()
+    search: dict[str, Any] = state["search"]
+    return search
+
+
+async def test_any_model_name_is_served_by_the_loaded_agent(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    hass_client: ClientSessionGenerator,
+    llm_server: ScriptedLLMServer,
+) -> None:
+    # Chat clients name the model as they like; with one entry loaded, it answers whatever the name.
+    llm_server.queue_text("Hello from Agent Media.")
+    client = await hass_client()
+    response = await client.post(COMPLETIONS, json={"model": "gpt-4o", "messages": [user("Hello")]})
+    assert response.status == HTTPStatus.OK
+    body = await response.json()
+    assert body["choices"][0]["message"]["content"] == "Hello from Agent Media."
+    assert body["model"] == agent_entity_id(hass, setup_integration)
+
+
 async def test_bad_requests(
     hass: HomeAssistant, setup_integration: MockConfigEntry, hass_client: ClientSessionGenerator
 ) -> None:
@@ -195,6 +218,7 @@ async def test_bad_requests(
     assert response.status == HTTPStatus.BAD_REQUEST
     assert (await response.json())["error"]["code"] == "invalid_messages"
 
+    assert await hass.config_entries.async_unload(setup_integration.entry_id)
     response = await client.post(COMPLETIONS, json={"model": "gpt-4o", "messages": [user("Find Sintel")]})
     assert response.status == HTTPStatus.NOT_FOUND
     assert (await response.json())["error"]["code"] == "model_not_found"
@@ -222,5 +246,5 @@ async def test_the_turn_completes_when_the_client_hangs_up(
         await request
 
     await hass.async_block_till_done()
-    messages = setup_integration.runtime_data.memory.conversation_messages("gone")
+    messages = setup_integration.runtime_data.memory.conversations.messages("gone")
     assert messages[-1] == {"role": "assistant", "content": "Sintel is on its way."}

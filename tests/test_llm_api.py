@@ -13,8 +13,10 @@ from homeassistant.core import Context
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 
+from .helpers import last_results
+
 if TYPE_CHECKING:
-    from pytest_homeassistant_custom_component.common import MockConfigEntry
+    from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUser
 
     from homeassistant.core import HomeAssistant
 
@@ -79,7 +81,7 @@ async def test_another_agent_searches_and_downloads(
     assert found["status"] == "ok"
     assert found["torrents"][0]["index"] == 1
     assert "Sintel" in found["torrents"][0]["title"]
-    stored = entry.runtime_data.memory.search_results(None)
+    stored = last_results(entry.runtime_data.memory)
     assert [result["title"] for result in stored][: len(found["torrents"])] == [
         torrent["title"] for torrent in found["torrents"]
     ]
@@ -88,11 +90,14 @@ async def test_another_agent_searches_and_downloads(
     assert added["status"] == "ok"
     assert added["hash"] == stored[0]["info_hash"]
     assert added["hash"] in await _torrent_hashes(qbittorrent)
-    assert added["hash"] in entry.runtime_data.memory.active_downloads()
+    assert added["hash"] in entry.runtime_data.memory.downloads.records()
 
 
 async def test_tool_errors_come_back_as_results(
-    hass: HomeAssistant, setup_integration: MockConfigEntry, qbittorrent: QBittorrentInstance
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    hass_read_only_user: MockUser,
 ) -> None:
     entry = setup_integration
     instance = await llm.async_get_api(hass, api_id(entry.entry_id), _llm_context(hass))
@@ -105,14 +110,30 @@ async def test_tool_errors_come_back_as_results(
     assert bad_args["status"] == "error"
     assert bad_args["error"] == "bad_args"
 
-    # A settings change from an agent without a known administrator is refused, and nothing is saved.
+    # A settings change the person's words did not ask for waits for their yes, and nothing is saved.
+    unasked = _data(
+        await instance.async_call_tool(
+            llm.ToolInput("set_path_for_folder", {"folder_name": "download", "path_value": "/media"})
+        )
+    )
+    assert unasked["error"] == "confirmation_required"
+    assert entry.runtime_data.memory.household.folders() == {}
+    # From a user who is no administrator, it is refused outright.
+    read_only = compat.build_llm_context(
+        platform="other_agent",
+        context=Context(user_id=hass_read_only_user.id),
+        language="en",
+        device_id=None,
+        user_prompt="Set the download folder to /media",
+    )
+    instance = await llm.async_get_api(hass, api_id(entry.entry_id), read_only)
     refused = _data(
         await instance.async_call_tool(
             llm.ToolInput("set_path_for_folder", {"folder_name": "download", "path_value": "/media"})
         )
     )
     assert refused["error"] == "not_allowed"
-    assert entry.runtime_data.memory.folders() == {}
+    assert entry.runtime_data.memory.household.folders() == {}
     assert await _torrent_hashes(qbittorrent) == set()
 
 
@@ -144,6 +165,6 @@ async def test_assist_and_media_tools_together(
         )
     )
     assert found["status"] == "ok"
-    assert "Tears" in entry.runtime_data.memory.search_results(None)[0]["title"]
+    assert "Tears" in last_results(entry.runtime_data.memory)[0]["title"]
     with pytest.raises(HomeAssistantError, match="not found"):
         await instance.async_call_tool(llm.ToolInput("no_such_tool", {}))

@@ -1,8 +1,9 @@
-"""Memory on Home Assistant's storage helper: tiers, bounds, delayed writes, migrations, removal."""
+"""Memory on Home Assistant's storage helper: sections, validation, bounds, writes, migrations, removal."""
 
 from __future__ import annotations
 
 from datetime import timedelta
+import logging
 from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
 
@@ -15,13 +16,14 @@ from custom_components.agent_media.memory import (
     MAX_CONVERSATIONS,
     MAX_ERRORS,
     MAX_EVENTS,
+    MAX_REQUESTERS,
     MAX_SEARCH_RESULTS,
-    MAX_SEARCHES,
     SAVE_DELAY,
     AgentMediaMemory,
+    NewerStoreError,
 )
+from custom_components.agent_media.untrusted import UnstorableValueError
 from homeassistant.const import EVENT_HOMEASSISTANT_FINAL_WRITE
-from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
 
@@ -30,10 +32,15 @@ if TYPE_CHECKING:
 
 ENTRY_ID = "memory_entry"
 KEY = storage_key(ENTRY_ID)
+ALICE = "user:alice"
+BOB = "user:bob"
+SATELLITE = "device:kitchen"
 
 
 def _results(count: int) -> list[dict[str, Any]]:
-    return [{"title": f"Sintel.2010.{n}p", "seeders": n} for n in range(count)]
+    return [
+        {"title": f"Sintel.2010.{n}p", "seeders": n, "download_link": f"magnet:{n}"} for n in range(count)
+    ]
 
 
 async def _flush(hass: HomeAssistant) -> None:
@@ -49,129 +56,221 @@ async def _fire_delayed_save(hass: HomeAssistant) -> None:
     await hass.async_block_till_done()
 
 
-async def test_tiers_round_trip_through_storage(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
+async def _loaded(hass: HomeAssistant) -> AgentMediaMemory:
     memory = AgentMediaMemory(hass, ENTRY_ID)
     await memory.async_load()
-    memory.set_folder("download", "/media/downloads")
-    memory.set_preference("preferred_resolution", "2160p")
-    memory.set_language("fr")
-    memory.add_turn("conv-1", "Find Sintel", "I found 3 releases.")
-    memory.set_entity("conv-1", "media", {"title": "Sintel", "year": 2010, "imdb_id": "tt1727587"})
-    memory.store_search_results("conv-1", "Sintel 2010", _results(3), media={"title": "Sintel"})
-    memory.add_active_download("ABCDEF" * 6 + "abcd", {"name": "Sintel.2010.1p", "source": "conversation"})
-    memory.add_error("add_torrent_by_index", "not_found", "There are only 3 results.")
-    memory.add_background_event("download_completed", {"name": "Sintel.2010.1p"})
+    return memory
 
-    # Nothing is written until the delayed save fires (or Home Assistant writes on the way out).
-    assert KEY not in hass_storage
+
+async def test_sections_round_trip_through_storage(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
+    memory = await _loaded(hass)
+    memory.household.set_folder("download", "/media/downloads")
+    memory.household.set_preference("preferred_resolution", "2160p")
+    memory.household.set_language("fr")
+    memory.conversations.add_turn("conv-1", ALICE, "Find Sintel", "I found 3 releases.")
+    memory.conversations.set_media("conv-1", ALICE, {"title": "Sintel", "year": 2010, "imdb_id": "tt1727587"})
+    memory.working.store_search(ALICE, "Sintel 2010", _results(3), {"title": "Sintel", "year": 2010})
+    memory.downloads.add("A" * 40, {"name": "Sintel.2010.2160p", "media": {"title": "Sintel", "year": 2010}})
+    memory.journal.add_event("download_completed", {"name": "Sintel"})
+    memory.journal.add_error("find_torrents", "cannot_connect", "Knaben is down")
     await _flush(hass)
+
     stored = hass_storage[KEY]
-    assert stored["version"] == STORAGE_VERSION
-    assert stored["minor_version"] == STORAGE_MINOR_VERSION
-    assert stored["data"]["folders"] == {"download": "/media/downloads"}
+    assert (stored["version"], stored["minor_version"]) == (STORAGE_VERSION, STORAGE_MINOR_VERSION)
+    assert set(stored["data"]) == {"household", "conversations", "working", "downloads", "journal"}
 
-    reloaded = AgentMediaMemory(hass, ENTRY_ID)
-    await reloaded.async_load()
-    assert reloaded.folders() == {"download": "/media/downloads"}
-    assert reloaded.get_folder("download") == "/media/downloads"
-    assert reloaded.get_folder("movie") is None
-    assert reloaded.preferences() == {"preferred_resolution": "2160p"}
-    assert reloaded.language() == "fr"
-    assert reloaded.conversation_messages("conv-1") == [
-        {"role": "user", "content": "Find Sintel"},
-        {"role": "assistant", "content": "I found 3 releases."},
-    ]
-    assert reloaded.get_entity("conv-1", "media") == {"title": "Sintel", "year": 2010, "imdb_id": "tt1727587"}
-    assert [result["index"] for result in reloaded.search_results("conv-1")] == [1, 2, 3]
-    assert list(reloaded.active_downloads()) == ["abcdef" * 6 + "abcd"]
-    assert reloaded.recent_errors()[0]["error"] == "not_found"
-    assert [event["type"] for event in reloaded.unread_events()] == ["download_completed"]
-
-
-async def test_latest_search_is_reachable_from_a_new_conversation(hass: HomeAssistant) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    assert memory.search_results("voice-1") == []
-    memory.store_search_results("voice-1", "Sintel", _results(2))
-    memory.store_search_results("voice-2", "Tears of Steel", _results(4))
-    # A conversation's own search wins; an unknown conversation gets the latest search.
-    assert len(memory.search_results("voice-1")) == 2
-    assert len(memory.search_results("voice-3")) == 4
-    search = memory.search(None)
+    again = await _loaded(hass)
+    assert again.household.folders() == {"download": "/media/downloads"}
+    assert again.household.preferences() == {"preferred_resolution": "2160p"}
+    assert again.household.language() == "fr"
+    assert again.conversations.messages("conv-1")[0] == {"role": "user", "content": "Find Sintel"}
+    assert again.conversations.media("conv-1") == {"title": "Sintel", "year": 2010, "imdb_id": "tt1727587"}
+    search = again.working.search(ALICE)
     assert search is not None
-    assert search["query"] == "Tears of Steel"
+    assert [result["index"] for result in search["results"]] == [1, 2, 3]
+    assert search["media"] == {"title": "Sintel", "year": 2010}
+    assert again.downloads.get("a" * 40)["media"] == {"title": "Sintel", "year": 2010}
+    assert [event["type"] for event in again.journal.unread_events()] == ["download_completed"]
+    assert again.journal.recent_errors()[0]["error"] == "cannot_connect"
 
 
-async def test_without_a_conversation_the_last_search_is_the_latest_anywhere(hass: HomeAssistant) -> None:
-    """An action's "download index" after a voice search uses the voice search, not an older action's."""
+async def test_working_state_is_per_requester(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
+    memory = await _loaded(hass)
+    memory.working.store_search(ALICE, "Sintel", _results(3), None)
+    memory.working.set_question(BOB, "Which one?", _results(2), {"title": "Elephants Dream"})
+    assert memory.working.search(BOB) is None
+    assert memory.working.question(ALICE) is None
+    assert memory.working.search(SATELLITE) is None
+    question = memory.working.question(BOB)
+    assert question is not None
+    assert question["media"] == {"title": "Elephants Dream"}
+    memory.clear("search", requester_key=BOB)
+    assert memory.working.question(BOB) is None
+    assert memory.working.search(ALICE) is not None
+
+
+async def test_conversations_belong_to_their_opener(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    memory = await _loaded(hass)
+    assert memory.conversations.belongs_to("conv", BOB)  # nobody's yet
+    memory.conversations.add_turn("conv", ALICE, "hello", "hi")
+    assert memory.conversations.belongs_to("conv", ALICE)
+    assert not memory.conversations.belongs_to("conv", BOB)
+    assert memory.conversations.belongs_to(None, BOB)
+    memory.clear("conversation", requester_key=BOB)
+    assert memory.conversations.messages("conv")  # Bob cannot clear Alice's
+    memory.clear("conversation", requester_key=ALICE)
+    assert memory.conversations.messages("conv") == []
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "/media/\udcff",  # a byte that is not UTF-8, as surrogateescape gives it
+        "/media/a\x00b",
+        "/media/a\x1bb",
+    ],
+)
+async def test_unstorable_values_are_refused_and_saving_goes_on(
+    hass: HomeAssistant, hass_storage: dict[str, Any], value: str
+) -> None:
+    memory = await _loaded(hass)
+    with pytest.raises(UnstorableValueError):
+        memory.household.set_folder("download", value)
+    with pytest.raises(UnstorableValueError):
+        memory.household.set_preference("preferred_codec", value)
+    memory.household.set_folder("movie", "/media/movies")
+    await _flush(hass)
+    assert hass_storage[KEY]["data"]["household"]["folders"] == {"movie": "/media/movies"}
+
+
+async def test_outside_text_is_repaired_not_refused(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    memory = await _loaded(hass)
+    memory.working.store_search(ALICE, "x", [{"title": "Bad\udcffname\x00", "seeders": 1}], None)
+    memory.downloads.add("b" * 40, {"name": "Name\udc80", "save_path": "/dl/\udc80"})
+    memory.journal.add_event("download_completed", {"name": "Ev\udc80", "size": float("nan")})
+    await _flush(hass)
+    search = memory.working.search(ALICE)
+    assert search is not None
+    assert "\udcff" not in search["results"][0]["title"]
+    assert "\x00" not in search["results"][0]["title"]
+    assert hass_storage[KEY]["data"]["journal"]["events"][0]["data"]["size"] is None
+
+
+async def test_damaged_records_are_dropped_and_the_rest_kept(
+    hass: HomeAssistant, hass_storage: dict[str, Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    now = dt_util.utcnow().isoformat()
+    hass_storage[KEY] = {
+        "version": STORAGE_VERSION,
+        "minor_version": STORAGE_MINOR_VERSION,
+        "key": KEY,
+        "data": {
+            "household": {"folders": {"download": "/media", "movie": 42}, "preferences": {"x": {"no": 1}}},
+            "conversations": {
+                "good": {"owner": ALICE, "messages": [{"role": "user", "content": "hi"}], "updated": now},
+                "bad": {"messages": "not a list", "updated": now},
+            },
+            "working": {
+                ALICE: {"search": {"query": "q", "results": [{"index": "one"}], "at": now}, "updated": now}
+            },
+            "downloads": {
+                "records": {"a" * 40: {"name": "Sintel", "added_at": now}, "b" * 40: {"name": None}},
+                "incomplete": ["a" * 40, 7],
+            },
+            "journal": {
+                "errors": ["oops"],
+                "events": [{"id": "1", "type": "t", "data": {}, "at": now, "read": 0}],
+            },
+        },
+    }
+    with caplog.at_level(logging.WARNING):
+        memory = await _loaded(hass)
+    assert memory.household.folders() == {"download": "/media"}
+    assert memory.household.preferences() == {}
+    assert memory.conversations.messages("good") == [{"role": "user", "content": "hi"}]
+    assert memory.conversations.messages("bad") == []
+    assert memory.working.search(ALICE) is None
+    assert list(memory.downloads.records()) == ["a" * 40]
+    assert memory.downloads.incomplete() == ["a" * 40]
+    assert memory.journal.recent_errors() == []
+    assert memory.journal.unread_events() == []
+    assert "dropped 7 damaged record(s)" in caplog.text
+    memory.household.set_language("en")  # and it saves again
+    await _flush(hass)
+    assert hass_storage[KEY]["data"]["household"]["language"] == "en"
+
+
+async def test_version_1_is_migrated_without_losing_anything(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    now = dt_util.utcnow().isoformat()
+    hass_storage[KEY] = {
+        "version": 1,
+        "minor_version": 2,
+        "key": KEY,
+        "data": {
+            "folders": {"download": "/media/downloads"},
+            "preferences": {"preferred_codec": "x265"},
+            "language": "de",
+            "conversations": {
+                "c1": {
+                    "messages": [{"role": "user", "content": "Hallo"}],
+                    "entities": {"media": {"title": "Sintel"}},
+                    "updated": now,
+                },
+            },
+            "searches": {
+                "c1": {"query": "Sintel", "results": [{"index": 1, "title": "Sintel.2010"}], "at": now}
+            },
+            "latest_search": "c1",
+            "pending_question": None,
+            "active_downloads": {
+                "c" * 40: {"name": "Sintel.2010", "added_at": now, "media": {"title": "Sintel"}}
+            },
+            "errors": [{"action": "a", "error": "not_found", "message": "m", "at": now}],
+            "events": [
+                {"id": "e1", "type": "download_completed", "data": {"name": "N"}, "at": now, "read": False}
+            ],
+            "incomplete_downloads": ["c" * 40],
+        },
+    }
+    memory = await _loaded(hass)
+    assert memory.household.folders() == {"download": "/media/downloads"}
+    assert memory.household.preferences() == {"preferred_codec": "x265"}
+    assert memory.household.language() == "de"
+    assert memory.conversations.messages("c1") == [{"role": "user", "content": "Hallo"}]
+    assert memory.conversations.media("c1") == {"title": "Sintel"}
+    assert memory.conversations.belongs_to("c1", BOB)  # unowned: claimed by whoever continues it
+    search = memory.working.search("system")  # the actions' and automations' latest search
+    assert search is not None
+    assert search["results"][0]["title"] == "Sintel.2010"
+    assert memory.downloads.get("c" * 40)["media"] == {"title": "Sintel"}
+    assert memory.downloads.incomplete() == ["c" * 40]
+    assert [event["id"] for event in memory.journal.unread_events()] == ["e1"]
+    memory.household.set_language("fr")
+    await _flush(hass)
+    assert hass_storage[KEY]["version"] == STORAGE_VERSION
+
+
+async def test_newer_version_is_refused_and_left_untouched(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    stored = {"version": STORAGE_VERSION + 1, "minor_version": 1, "key": KEY, "data": {"future": True}}
+    hass_storage[KEY] = dict(stored)
     memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    memory.store_search_results(None, "Nosferatu", _results(1))
-    memory.store_search_results("voice-1", "Sintel", _results(3))
-    assert len(memory.search_results(None)) == 3
-    memory.store_search_results(None, "The General", _results(2))
-    assert len(memory.search_results(None)) == 2
-    assert len(memory.search_results("voice-1")) == 3
-
-
-async def test_every_tier_is_bounded(hass: HomeAssistant) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID, max_history_messages=4)
-    await memory.async_load()
-    for turn in range(10):
-        memory.add_turn("conv", f"question {turn}", f"answer {turn}")
-    assert [message["content"] for message in memory.conversation_messages("conv")] == [
-        "question 8",
-        "answer 8",
-        "question 9",
-        "answer 9",
-    ]
-    for conversation in range(MAX_CONVERSATIONS + 5):
-        memory.add_turn(f"conv-{conversation}", "hi", "hello")
-    assert len(memory.as_dict()["conversations"]) == MAX_CONVERSATIONS
-    assert memory.conversation_messages(f"conv-{MAX_CONVERSATIONS + 4}")  # the newest stays
-
-    memory.store_search_results("big", "Big Buck Bunny", _results(MAX_SEARCH_RESULTS + 30))
-    assert len(memory.search_results("big")) == MAX_SEARCH_RESULTS
-    for search in range(MAX_SEARCHES + 3):
-        memory.store_search_results(f"s-{search}", "Sintel", _results(1))
-    assert len(memory.as_dict()["searches"]) == MAX_SEARCHES
-
-    for download in range(MAX_ACTIVE_DOWNLOADS + 3):
-        memory.add_active_download(f"{download:040x}", {"name": str(download)})
-    assert len(memory.active_downloads()) == MAX_ACTIVE_DOWNLOADS
-
-    for error in range(MAX_ERRORS + 4):
-        memory.add_error("find_torrents", "cannot_connect", str(error))
-    assert [error["message"] for error in memory.recent_errors()][-1] == str(MAX_ERRORS + 3)
-    assert len(memory.recent_errors()) == MAX_ERRORS
-
-
-async def test_events_read_flag_and_cap(hass: HomeAssistant) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    memory.add_background_event("download_completed", {"name": "Sintel"})
-    memory.add_background_event("download_completed", {"name": "Tears of Steel"})
-    first, second = memory.unread_events()
-    memory.mark_events_read([first["id"]])
-    assert [event["data"]["name"] for event in memory.unread_events()] == ["Tears of Steel"]
-    memory.mark_events_read()
-    assert memory.unread_events() == []
-
-    # Over the cap, read events go first: the unread ones survive.
-    for event in range(MAX_EVENTS - 3):
-        memory.add_background_event("download_completed", {"name": f"old {event}"})
-    memory.mark_events_read()
-    for event in range(5):
-        memory.add_background_event("download_completed", {"name": f"new {event}"})
-    events = memory.as_dict()["events"]
-    assert len(events) == MAX_EVENTS
-    assert [event["data"]["name"] for event in memory.unread_events()] == [f"new {n}" for n in range(5)]
-    assert second["id"] not in {event["id"] for event in events}
+    with pytest.raises(NewerStoreError):
+        await memory.async_load()
+    memory.household.set_language("en")  # nothing is written for a memory that did not load
+    await _flush(hass)
+    assert hass_storage[KEY] == stored
 
 
 async def test_a_burst_of_changes_is_one_write(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
+    memory = await _loaded(hass)
     writes: list[str] = []
     write = Store._async_write_data  # the harness's in-memory writer
 
@@ -181,141 +280,77 @@ async def test_a_burst_of_changes_is_one_write(hass: HomeAssistant, hass_storage
 
     with patch.object(Store, "_async_write_data", counting_write):
         for turn in range(50):
-            memory.add_turn("conv", f"q{turn}", f"a{turn}")
-            memory.store_search_results("conv", "Sintel", _results(5))
+            memory.conversations.add_turn("conv", ALICE, f"q{turn}", f"a{turn}")
+            memory.working.store_search(ALICE, "Sintel", _results(5), None)
         await hass.async_block_till_done()
         assert writes == []
         await _fire_delayed_save(hass)
         assert writes == [KEY]
         assert len(hass_storage[KEY]["data"]["conversations"]["conv"]["messages"]) == 10
 
-        memory.add_error("find_torrents", "cannot_connect", "down")
-        await _fire_delayed_save(hass)
-        assert writes == [KEY, KEY]
+
+async def test_everything_is_bounded(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
+    memory = await _loaded(hass)
+    for number in range(MAX_CONVERSATIONS + 5):
+        memory.conversations.add_turn(f"conv-{number}", ALICE, "q", "a")
+    for number in range(MAX_REQUESTERS + 5):
+        memory.working.store_search(f"user:{number}", "q", _results(MAX_SEARCH_RESULTS + 10), None)
+    for number in range(MAX_ACTIVE_DOWNLOADS + 5):
+        memory.downloads.add(f"{number:040x}", {"name": f"n{number}"})
+    for number in range(MAX_EVENTS + 5):
+        memory.journal.add_event("download_completed", {"name": f"n{number}"})
+    for number in range(MAX_ERRORS + 5):
+        memory.journal.add_error("tool", "code", f"m{number}")
+    memory.conversations.add_turn("long", ALICE, "x" * 10_000, "y" * 10_000)
+    data = memory.as_dict()
+    assert len(data["conversations"]) == MAX_CONVERSATIONS
+    assert len(data["working"]) == MAX_REQUESTERS
+    assert all(len(state["search"]["results"]) == MAX_SEARCH_RESULTS for state in data["working"].values())
+    assert len(data["downloads"]["records"]) == MAX_ACTIVE_DOWNLOADS
+    assert len(data["journal"]["events"]) == MAX_EVENTS
+    assert len(data["journal"]["errors"]) == MAX_ERRORS
+    assert all(len(message["content"]) <= 2000 for message in memory.conversations.messages("long"))
 
 
-async def test_unchanged_values_do_not_schedule_writes(
+async def test_clear_all_keeps_the_downloads_bookkeeping(
     hass: HomeAssistant, hass_storage: dict[str, Any]
 ) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    memory.set_folder("download", "/media")
-    await memory.async_flush()
-    hass_storage.pop(KEY)
-    memory.set_folder("download", "/media")
-    memory.set_language(None)
-    memory.set_preference("absent", None)
-    memory.mark_events_read()
-    memory.set_entity("c", "media", {"title": "Sintel"})
-    await memory.async_flush()
-    assert hass_storage[KEY]["data"]["conversations"]["c"]["entities"] == {"media": {"title": "Sintel"}}
-    hass_storage.pop(KEY)
-    memory.set_entity("c", "media", {"title": "Sintel"})
-    await memory.async_flush()
-    assert KEY not in hass_storage
-
-
-async def test_clear_scopes(hass: HomeAssistant) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-
-    def fill() -> None:
-        memory.set_folder("download", "/media")
-        memory.add_turn("c", "q", "a")
-        memory.store_search_results("c", "Sintel", _results(2))
-        memory.add_error("find_torrents", "cannot_connect", "down")
-        memory.add_background_event("download_completed", {"name": "Sintel"})
-
-    fill()
-    memory.clear("search")
-    assert memory.search_results("c") == []
-    assert memory.conversation_messages("c")
-    memory.clear("conversation")
-    assert memory.conversation_messages("c") == []
-    memory.clear("errors")
-    assert memory.recent_errors() == []
-    memory.clear("events")
-    assert memory.unread_events() == []
-    assert memory.folders() == {"download": "/media"}
-    fill()
-    memory.set_incomplete_downloads(["0123456789abcdef0123456789abcdef01234567"])
-    memory.clear()
-    assert memory.as_dict() == {
-        "folders": {},
-        "preferences": {},
-        "language": None,
-        "conversations": {},
-        "searches": {},
-        "latest_search": None,
-        "pending_question": None,
-        "active_downloads": {},
-        "errors": [],
-        "events": [],
-        # The downloads coordinator's bookkeeping survives: it is not something the user told us.
-        "incomplete_downloads": ["0123456789abcdef0123456789abcdef01234567"],
-    }
+    memory = await _loaded(hass)
+    memory.household.set_folder("download", "/media")
+    memory.downloads.set_incomplete(["d" * 40])
+    memory.clear("all")
+    assert memory.household.folders() == {}
+    assert memory.downloads.incomplete() == ["d" * 40]
     with pytest.raises(ValueError, match="unknown memory scope"):
         memory.clear("everything")
 
 
-async def test_pop_active_download(hass: HomeAssistant) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    info_hash = "a" * 40
-    memory.add_active_download(info_hash.upper(), {"name": "Sintel", "media": {"title": "Sintel"}})
-    record = memory.pop_active_download(info_hash)
-    assert record is not None
-    assert record["media"] == {"title": "Sintel"}
-    assert "added_at" in record
-    assert memory.pop_active_download(info_hash) is None
-
-
-async def test_damaged_or_older_data_is_normalised(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
-    hass_storage[KEY] = {
-        "version": STORAGE_VERSION,
-        "minor_version": STORAGE_MINOR_VERSION,
-        "key": KEY,
-        "data": {"folders": {"download": "/media"}, "events": "not a list", "language": 3},
-    }
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    assert memory.folders() == {"download": "/media"}
-    assert memory.unread_events() == []
-    assert memory.language() is None
-    assert memory.search_results(None) == []
-
-
-async def test_minor_version_migration(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
-    # An older minor layout (before some keys existed) loads, is completed and re-saved at once.
-    hass_storage[KEY] = {
-        "version": STORAGE_VERSION,
-        "minor_version": STORAGE_MINOR_VERSION - 1 if STORAGE_MINOR_VERSION > 1 else 0,
-        "key": KEY,
-        "data": {"folders": {"movie": "/media/movies"}},
-    }
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    assert memory.get_folder("movie") == "/media/movies"
-    assert hass_storage[KEY]["minor_version"] == STORAGE_MINOR_VERSION
-    assert hass_storage[KEY]["data"]["events"] == []
-
-
-async def test_newer_major_version_is_refused(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
-    hass_storage[KEY] = {"version": STORAGE_VERSION + 1, "minor_version": 1, "key": KEY, "data": {}}
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    # Our migration refuses it; newer Home Assistant refuses it before asking.
-    with pytest.raises((NotImplementedError, HomeAssistantError)):
-        await memory.async_load()
+async def test_confirmations_are_one_shot_and_expire(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    memory = await _loaded(hass)
+    memory.working.set_confirmation(ALICE, "set_path_for_folder", {"folder_name": "download"})
+    assert memory.working.pop_confirmation(BOB) is None
+    confirmation = memory.working.pop_confirmation(ALICE)
+    assert confirmation is not None
+    assert (confirmation["tool"], confirmation["args"]) == (
+        "set_path_for_folder",
+        {"folder_name": "download"},
+    )
+    assert memory.working.pop_confirmation(ALICE) is None
+    memory.working.set_confirmation(ALICE, "set_preference", {"codec": "x265"})
+    later = dt_util.utcnow() + timedelta(minutes=6)
+    with patch("custom_components.agent_media.memory.dt_util.utcnow", return_value=later):
+        assert memory.working.pop_confirmation(ALICE) is None
 
 
 async def test_remove_deletes_the_store(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
-    memory = AgentMediaMemory(hass, ENTRY_ID)
-    await memory.async_load()
-    memory.set_folder("download", "/media")
+    memory = await _loaded(hass)
+    memory.household.set_folder("download", "/media")
     await memory.async_flush()
     assert KEY in hass_storage
-    memory.set_folder("movie", "/media/movies")  # a pending delayed save must not resurrect it
+    memory.household.set_folder("movie", "/media/movies")  # a pending delayed save must not resurrect it
     await memory.async_remove()
     await _flush(hass)
     assert KEY not in hass_storage
-    assert memory.folders() == {}
+    assert memory.household.folders() == {}

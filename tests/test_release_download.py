@@ -13,7 +13,9 @@ import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.const import EVENT_DOWNLOAD_ADDED
+from custom_components.agent_media.operations import MediaOperations
 from custom_components.agent_media.ranking import RankingPreferences, rank_releases
+from custom_components.agent_media.requester import SYSTEM_KEY
 
 from .rig.knaben_server import _hit, synthetic_hash
 from .test_conversation import (
@@ -101,7 +103,7 @@ async def test_download_in_4k_takes_two_model_calls(
     assert outcome["hash"] == expected
     # The right release is in the real qBittorrent, recorded with its film.
     assert expected in await torrents_in_qbittorrent(hass, qbittorrent)
-    record = entry.runtime_data.memory.active_downloads()[expected]
+    record = entry.runtime_data.memory.downloads.records()[expected]
     assert record["media"]["imdb_id"] == "tt0063350"
     assert [event.data["hash"] for event in added_events] == [expected]
     # Knaben was asked for title and year among films.
@@ -130,7 +132,7 @@ async def test_nothing_at_the_asked_quality_asks_then_the_2nd_one_is_added(
     assert [option["index"] for option in asked["options"]] == [1, 2, 3]
     assert "720p" in asked["options"][0]["title"]
     assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
-    pending = memory.pending_question()
+    pending = memory.working.question(SYSTEM_KEY)
     assert pending is not None
     assert pending["media"]["tmdb_id"] == 653
     second_option = pending["options"][1]
@@ -141,14 +143,14 @@ async def test_nothing_at_the_asked_quality_asks_then_the_2nd_one_is_added(
     second = await converse(hass, entry, "The 2nd one")
     assert second.conversation_id != first.conversation_id
     prompt = system_prompt(llm_server.requests[2])
-    assert "Waiting for the user's answer: There is no good 480p release" in prompt
-    assert f"2. {second_option['title']}" in prompt
+    assert "Waiting for the user's answer to: There is no good 480p release" in prompt
+    assert f'{{"n":2,"release":"{second_option["title"]}"' in prompt
 
     added = result_of(llm_server, 3)
     assert added["status"] == "ok"
     assert added["hash"] == second_option["info_hash"]
     assert second_option["info_hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
-    assert memory.active_downloads()[added["hash"]]["media"]["title"] == "Nosferatu"
+    assert memory.downloads.records()[added["hash"]]["media"]["title"] == "Nosferatu"
     assert memory.pending_question() is None
     llm_server.queue_text("Nothing is waiting.")
     await converse(hass, entry, "Anything else?")
@@ -183,7 +185,7 @@ async def test_two_equally_good_but_different_releases_ask(
     assert asked["decision"] == "ask"
     assert {option["title"] for option in asked["options"]} == {hit["title"] for hit in hits}
     assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
-    assert entry.runtime_data.memory.pending_question() is not None
+    assert entry.runtime_data.memory.working.question(SYSTEM_KEY) is not None
 
 
 # --- TV ----------------------------------------------------------------------------------------------------
@@ -296,7 +298,7 @@ async def test_preferences_set_in_conversation_change_the_pick(
     await converse(hass, entry, said, user=hass_admin_user)
     stored = result_of(llm_server, 1)
     assert stored["status"] == "ok"
-    assert entry.runtime_data.memory.preferences()
+    assert entry.runtime_data.memory.household.preferences()
 
     queue_call(llm_server, "native", "download_media", {"media_title": "Sintel"})
     llm_server.queue_text("Sintel is downloading.")
@@ -311,9 +313,11 @@ async def test_preferences_set_in_conversation_change_the_pick(
 async def test_preferences_from_options_and_memory_over_them(
     hass: HomeAssistant, setup_integration: MockConfigEntry
 ) -> None:
-    from custom_components.agent_media.agent.tools import ranking_preferences  # noqa: PLC0415
-
     entry = setup_integration
+
+    def ranking_preferences(entry: MockConfigEntry, resolution: str | None = None) -> RankingPreferences:
+        return MediaOperations(hass, entry).ranking_preferences(resolution=resolution)
+
     hass.config_entries.async_update_entry(
         entry,
         options={
@@ -329,9 +333,9 @@ async def test_preferences_from_options_and_memory_over_them(
         resolution="720p", max_size_bytes=5 * GB, codec="x264", languages=("German", "en")
     )
     memory = entry.runtime_data.memory
-    memory.set_preference("preferred_codec", "any")
-    memory.set_preference("max_size_gb", 0)
-    memory.set_preference("preferred_languages", ["fr"])
+    memory.household.set_preference("preferred_codec", "any")
+    memory.household.set_preference("max_size_gb", 0)
+    memory.household.set_preference("preferred_languages", ["fr"])
     assert ranking_preferences(entry, resolution="2160p") == RankingPreferences(
         resolution="2160p", max_size_bytes=None, codec=None, languages=("fr",)
     )

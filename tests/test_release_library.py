@@ -139,7 +139,7 @@ async def test_completion_event_carries_the_library_path(
     write(movies / "Night of the Living Dead (1968)" / "Night of the Living Dead (1968).mkv", b"older copy")
     hass.config_entries.async_update_entry(entry, options={**entry.options, "organize_library": True})
     await hass.async_block_till_done()  # the entry reloads with its new options
-    entry.runtime_data.memory.set_folder("movie", str(movies))
+    entry.runtime_data.memory.household.set_folder("movie", str(movies))
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
     local = make_local_torrent(
         qbittorrent.downloads_dir,
@@ -148,7 +148,7 @@ async def test_completion_event_carries_the_library_path(
     )
 
     await async_add_download(
-        hass, entry, torrent_file=local.torrent_bytes, folder=str(qbittorrent.downloads_dir), media=NOTLD
+        hass, entry, torrent_file=local.torrent_bytes, save_path=str(qbittorrent.downloads_dir), media=NOTLD
     )
     for _attempt in range(300):  # bounded wait for qBittorrent and the coordinator (not a timing assertion)
         if completed:
@@ -165,5 +165,5 @@ async def test_completion_event_carries_the_library_path(
     assert final.samefile(local.data_path / "Night.of.the.Living.Dead.1968.720p.mkv")
     assert payload["title"] == "Night of the Living Dead"
     # The agent hears of it with the final path too.
-    news = entry.runtime_data.memory.unread_events()
+    news = entry.runtime_data.memory.journal.unread_events()
     assert news[-1]["data"]["library_path"] == str(final)

@@ -25,6 +25,7 @@ from custom_components.agent_media.downloads import (
     async_add_download,
     async_finish_safety_check,
 )
+from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
 from custom_components.agent_media.safety import dangerous_file_reason, dangerous_files
 from homeassistant.exceptions import ServiceValidationError
 
@@ -111,7 +112,7 @@ async def test_a_torrent_holding_programs_is_refused_and_removed(
     assert "mkv.exe" in str(refused.value.detail)
     assert "setup.bat" in str(refused.value.detail)
     assert fake.info_hash not in await torrents(hass, qbittorrent)
-    assert fake.info_hash not in entry.runtime_data.memory.active_downloads()
+    assert fake.info_hash not in entry.runtime_data.memory.downloads.records()
     assert added_events == []
     # The payload on disk was not ours to delete.
     assert (fake.data_path / "Readme.txt").exists()
@@ -126,12 +127,13 @@ async def test_the_agent_tool_explains_the_refusal(
     entry = setup_integration
     fake = make_local_torrent(qbittorrent.downloads_dir, "Nosferatu.1922.1080p", files=FAKE_FILES)
     file_server.files["fake.torrent"] = fake.torrent_bytes
-    entry.runtime_data.memory.store_search_results(
-        "c1",
+    entry.runtime_data.memory.working.store_search(
+        SYSTEM_KEY,
         "Nosferatu 1922",
         [{"title": fake.name, "size": 1, "seeders": 9, "download_link": file_server.url("fake.torrent")}],
+        None,
     )
-    context = ToolContext(hass=hass, entry=entry, conversation_id="c1", user_id=None)
+    context = ToolContext(hass=hass, entry=entry, requester=SYSTEM, conversation_id="c1")
 
     result = await ToolRegistry(entry).async_run("add_torrent_by_index", {"index": 1}, context)
 
@@ -140,7 +142,7 @@ async def test_the_agent_tool_explains_the_refusal(
     assert f"{fake.name}/Night.of.the.Living.Dead.1968.1080p.mkv.exe" in result["dangerous_files"]
     assert "setup.bat" in result["message"]
     assert fake.info_hash not in await torrents(hass, qbittorrent)
-    assert entry.runtime_data.memory.recent_errors()[-1]["error"] == "dangerous_files"
+    assert entry.runtime_data.memory.journal.recent_errors()[-1]["error"] == "dangerous_files"
 
 
 async def test_the_download_action_refuses_too(
@@ -161,7 +163,7 @@ async def test_the_download_action_refuses_too(
             return_response=True,
         )
 
-    assert refused.value.translation_key == "torrent_rejected"
+    assert refused.value.translation_key == "dangerous_files"
     assert "setup.bat" in str(refused.value)
     assert fake.info_hash not in await torrents(hass, qbittorrent)
 
@@ -173,11 +175,11 @@ async def test_a_clean_torrent_is_checked_then_started(
     clean = make_local_torrent(qbittorrent.downloads_dir, "Nosferatu.1922.720p", files=CLEAN_FILES)
 
     added = await async_add_download(
-        hass, entry, torrent_file=clean.torrent_bytes, folder=str(qbittorrent.downloads_dir)
+        hass, entry, torrent_file=clean.torrent_bytes, save_path=str(qbittorrent.downloads_dir)
     )
 
     assert added.info_hash == clean.info_hash
-    assert entry.runtime_data.memory.active_downloads()[clean.info_hash]["safety"] == SAFETY_CHECKED
+    assert entry.runtime_data.memory.downloads.records()[clean.info_hash]["safety"] == SAFETY_CHECKED
     # Started after the check: qBittorrent verifies the local data and completes it offline.
     torrent = await wait_for(hass, qbittorrent, clean.info_hash, lambda t: t and t["progress"] == 1)
     assert torrent["state"] not in STOPPED
@@ -194,7 +196,7 @@ async def test_a_magnet_waits_for_its_metadata_stopped_before_any_data(
     added = await async_add_download(hass, entry, magnet=magnet)
 
     assert added.info_hash == info_hash
-    assert entry.runtime_data.memory.active_downloads()[info_hash]["safety"] == SAFETY_WAITING
+    assert entry.runtime_data.memory.downloads.records()[info_hash]["safety"] == SAFETY_WAITING
     # Running only to fetch the metadata, with qBittorrent's stop condition set.
     torrent = await wait_for(hass, qbittorrent, info_hash, lambda t: t is not None)
     assert torrent["state"] not in STOPPED
@@ -222,7 +224,7 @@ async def test_someone_elses_torrent_is_left_alone(
 
     await async_add_download(hass, entry, torrent_file=own.torrent_bytes)
 
-    assert entry.runtime_data.memory.active_downloads()[own.info_hash]["safety"] == SAFETY_EXISTING
+    assert entry.runtime_data.memory.downloads.records()[own.info_hash]["safety"] == SAFETY_EXISTING
     # Still as its owner left it: stopped (after qBittorrent's look at the data on disk).
     torrent = await wait_for(
         hass, qbittorrent, own.info_hash, lambda t: not str(t["state"]).startswith("checking")
@@ -248,17 +250,17 @@ async def test_the_background_check_refuses_when_the_file_list_arrives(
             )
         )
         await wait_for(hass, qbittorrent, torrent.info_hash, lambda t: t is not None)
-        memory.add_active_download(torrent.info_hash, {"name": torrent.name, "safety": SAFETY_WAITING})
+        memory.downloads.add(torrent.info_hash, {"name": torrent.name, "safety": SAFETY_WAITING})
 
     await async_finish_safety_check(entry, AddedTorrent(info_hash=fake.info_hash, name=fake.name))
     await async_finish_safety_check(entry, AddedTorrent(info_hash=clean.info_hash, name=clean.name))
 
     assert fake.info_hash not in await torrents(hass, qbittorrent)
-    assert fake.info_hash not in memory.active_downloads()
-    refused = [event for event in memory.unread_events() if event["type"] == BACKGROUND_EVENT_REFUSED]
+    assert fake.info_hash not in memory.downloads.records()
+    refused = [event for event in memory.journal.unread_events() if event["type"] == BACKGROUND_EVENT_REFUSED]
     assert [event["data"]["hash"] for event in refused] == [fake.info_hash]
     assert any(path.endswith("setup.bat") for path in refused[0]["data"]["dangerous_files"])
-    assert memory.active_downloads()[clean.info_hash]["safety"] == SAFETY_CHECKED
+    assert memory.downloads.records()[clean.info_hash]["safety"] == SAFETY_CHECKED
     await wait_for(hass, qbittorrent, clean.info_hash, lambda t: t and t["state"] not in STOPPED)
 
 
@@ -300,6 +302,6 @@ async def test_a_restart_resumes_the_waiting_check(
     assert await hass.config_entries.async_setup(config_entry.entry_id)
     await wait_for(hass, qbittorrent, fake.info_hash, lambda t: t is None)
     memory = config_entry.runtime_data.memory
-    assert fake.info_hash not in memory.active_downloads()
-    assert [event["type"] for event in memory.unread_events()] == [BACKGROUND_EVENT_REFUSED]
+    assert fake.info_hash not in memory.downloads.records()
+    assert [event["type"] for event in memory.journal.unread_events()] == [BACKGROUND_EVENT_REFUSED]
     assert await hass.config_entries.async_unload(config_entry.entry_id)

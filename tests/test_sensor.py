@@ -236,7 +236,7 @@ async def test_entities_are_capped_and_the_agent_downloads_come_first(
     for info_hash in hashes:
         await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] == "metaDL")
     # The agent added the first one (recorded in memory as downloads.py does).
-    config_entry.runtime_data.memory.add_active_download(hashes[0], {"name": "Sintel", "source": "service"})
+    config_entry.runtime_data.memory.downloads.add(hashes[0], {"name": "Sintel", "source": "service"})
     await poll(hass)
 
     shown = [info_hash for info_hash in hashes if download_device(hass, config_entry, info_hash) is not None]

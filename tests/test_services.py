@@ -16,12 +16,14 @@ import voluptuous as vol
 from custom_components.agent_media import services
 from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
 from custom_components.agent_media.const import CONF_LLM_BASE_URL, DOMAIN, EVENT_DOWNLOAD_ADDED
+from custom_components.agent_media.requester import SYSTEM
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError, Unauthorized
 from homeassistant.helpers.service import async_get_all_descriptions
 from homeassistant.util.yaml import load_yaml_dict
 
+from .helpers import last_results
 from .rig._server import HTML_PAGE, LoopbackServer
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import LocalTorrent, make_local_torrent
@@ -115,7 +117,7 @@ async def test_search_numbers_and_remembers_like_the_agent(
     results = response["results"]
     assert [result["index"] for result in results] == [1, 2, 3]
     assert all("Sintel" in result["title"] for result in results)
-    remembered = entry.runtime_data.memory.search_results(None)
+    remembered = last_results(entry.runtime_data.memory)
     assert remembered[:3] == results
 
     # The agent's own tool ranks and numbers the same search the same way.
@@ -123,7 +125,7 @@ async def test_search_numbers_and_remembers_like_the_agent(
     found = await registry.async_run(
         "find_torrents",
         {"media_title": "Sintel 2010"},
-        ToolContext(hass=hass, entry=entry, conversation_id="other", user_id=None),
+        ToolContext(hass=hass, entry=entry, requester=SYSTEM, conversation_id="other"),
     )
     assert [torrent["title"] for torrent in found["torrents"][:3]] == [result["title"] for result in results]
 
@@ -145,12 +147,12 @@ async def test_search_without_usable_results_keeps_the_last_search(
 ) -> None:
     entry = setup_integration
     await call(hass, "search", {"query": "Tears of Steel"}, return_response=True)
-    before = entry.runtime_data.memory.search_results(None)
+    before = last_results(entry.runtime_data.memory)
 
     response = await call(hass, "search", {"query": "No Such Film Anywhere 1901"}, return_response=True)
 
     assert response == {"results": []}
-    assert entry.runtime_data.memory.search_results(None) == before
+    assert last_results(entry.runtime_data.memory) == before
 
 
 async def test_search_failure_is_a_service_error(
@@ -180,14 +182,14 @@ async def test_download_by_index(
     entry = setup_integration
     events = async_capture_events(hass, EVENT_DOWNLOAD_ADDED)
     searched = await call(hass, "search", {"query": "Tears of Steel 2012"}, return_response=True)
-    second = entry.runtime_data.memory.search_results(None)[1]
+    second = last_results(entry.runtime_data.memory)[1]
     assert second["title"] == searched["results"][1]["title"]
 
     response = await call(hass, "download", {"index": 2}, return_response=True)
 
     assert response == {"hash": second["info_hash"], "name": response["name"]}
     assert response["hash"] in await torrents(hass, qbittorrent)
-    assert entry.runtime_data.memory.active_downloads()[response["hash"]]["source"] == "service"
+    assert entry.runtime_data.memory.downloads.records()[response["hash"]]["source"] == "service"
     assert [event.data["source"] for event in events] == ["service"]
     assert events[0].data["hash"] == response["hash"]
 
@@ -269,7 +271,7 @@ async def test_download_refusals_add_nothing(
         await call(hass, "download", data, return_response=True)
     translated(err, key)
     assert await torrents(hass, qbittorrent) == {}
-    assert entry.runtime_data.memory.active_downloads() == {}
+    assert entry.runtime_data.memory.downloads.records() == {}
     assert events == []
 
 
@@ -277,7 +279,7 @@ async def test_download_unknown_index_adds_nothing(
     hass: HomeAssistant, setup_integration: MockConfigEntry, qbittorrent: QBittorrentInstance
 ) -> None:
     response = await call(hass, "search", {"query": "Nosferatu 1922"}, return_response=True)
-    count = len(setup_integration.runtime_data.memory.search_results(None))
+    count = len(last_results(setup_integration.runtime_data.memory))
     assert count >= len(response["results"]) > 0
 
     with pytest.raises(ServiceValidationError) as err:
@@ -316,7 +318,7 @@ async def test_download_url_that_fails_adds_nothing(
 
     with pytest.raises(ServiceValidationError) as rejected:
         await call(hass, "download", {"url": file_server.url("page.html")}, return_response=True)
-    translated(rejected, "torrent_rejected")
+    translated(rejected, "request_rejected")
     assert await torrents(hass, qbittorrent) == {}
 
 
@@ -328,7 +330,7 @@ async def test_download_with_qbittorrent_down_is_a_service_error(
         await call(hass, "download", {"magnet": SYNTHETIC_MAGNET}, return_response=True)
     assert not isinstance(err.value, ServiceValidationError)
     translated(err, "service_cannot_connect")
-    assert setup_integration.runtime_data.memory.active_downloads() == {}
+    assert setup_integration.runtime_data.memory.downloads.records() == {}
 
 
 # --- folders -----------------------------------------------------------------------------------------------
@@ -339,7 +341,7 @@ async def test_set_folder(hass: HomeAssistant, setup_integration: MockConfigEntr
     response = await call(hass, "set_folder", {"folder": "movie", "path": f"{path}/"}, return_response=True)
 
     assert response == {"folder": "movie", "path": str(path)}
-    assert setup_integration.runtime_data.memory.folders() == {"movie": str(path)}
+    assert setup_integration.runtime_data.memory.household.folders() == {"movie": str(path)}
 
 
 @pytest.mark.parametrize(
@@ -368,7 +370,7 @@ async def test_set_folder_refusals_change_nothing(
             return_response=True,
         )
     translated(err, key)
-    assert setup_integration.runtime_data.memory.folders() == {}
+    assert setup_integration.runtime_data.memory.household.folders() == {}
 
 
 async def test_set_folder_needs_an_administrator(
@@ -383,10 +385,10 @@ async def test_set_folder_needs_an_administrator(
         await call(
             hass, "set_folder", data, context=Context(user_id=hass_read_only_user.id), return_response=True
         )
-    assert setup_integration.runtime_data.memory.folders() == {}
+    assert setup_integration.runtime_data.memory.household.folders() == {}
 
     await call(hass, "set_folder", data, context=Context(user_id=hass_admin_user.id), return_response=True)
-    assert setup_integration.runtime_data.memory.folders() == {"movie": data["path"]}
+    assert setup_integration.runtime_data.memory.household.folders() == {"movie": data["path"]}
 
 
 # --- downloads in qBittorrent ------------------------------------------------------------------------------
@@ -426,7 +428,7 @@ async def test_list_pause_resume_remove(
 
     await call(hass, "remove", {"hash": info_hash, "delete_files": True})
     assert info_hash not in await torrents(hass, qbittorrent)
-    assert info_hash not in setup_integration.runtime_data.memory.active_downloads()
+    assert info_hash not in setup_integration.runtime_data.memory.downloads.records()
     await hass.async_add_executor_job(_wait_for_deletion, local_torrent.data_path)
 
 
@@ -497,14 +499,14 @@ async def test_clear_memory(
         hass, "set_folder", {"folder": "movie", "path": str(allowed_dir / "movies")}, return_response=True
     )
     await call(hass, "search", {"query": "Elephants Dream"}, return_response=True)
-    assert memory.search_results(None)
+    assert last_results(memory)
 
     await call(hass, "clear_memory", {"scope": "search"})
-    assert memory.search_results(None) == []
-    assert memory.folders() != {}
+    assert last_results(memory) == []
+    assert memory.household.folders() != {}
 
     await call(hass, "clear_memory")
-    assert memory.folders() == {}
+    assert memory.household.folders() == {}
 
     with pytest.raises(vol.Invalid):
         await call(hass, "clear_memory", {"scope": "everything"})
@@ -572,8 +574,8 @@ async def test_actions_work_without_a_reachable_language_model(
     searched = await call(hass, "search", {"query": "Big Buck Bunny 2008"}, return_response=True)
     added = await call(hass, "download", {"index": 1}, return_response=True)
 
-    assert added["hash"] == entry.runtime_data.memory.search_results(None)[0]["info_hash"]
-    assert searched["results"][0]["title"] == entry.runtime_data.memory.search_results(None)[0]["title"]
+    assert added["hash"] == last_results(entry.runtime_data.memory)[0]["info_hash"]
+    assert searched["results"][0]["title"] == last_results(entry.runtime_data.memory)[0]["title"]
     assert added["hash"] in await torrents(hass, qbittorrent)
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
@@ -590,12 +592,15 @@ async def test_actions_are_described(hass: HomeAssistant, setup_integration: Moc
 
 
 def test_every_error_of_the_actions_is_translated() -> None:
-    source = Path(services.__file__).read_text(encoding="utf-8")
+    package = Path(services.__file__).parent
+    source = "\n".join(
+        (package / name).read_text(encoding="utf-8") for name in ("services.py", "operations.py", "errors.py")
+    )
     keys = (
         set(re.findall(r'_validation_error\(\s*"([a-z_]+)"', source))
-        | set(re.findall(r'key = "([a-z_]+)"', source))
-        | set(services._FOLDER_ERRORS.values())
-        | {"folder_refused"}
+        | set(re.findall(r'OperationError\(\s*ErrorCode\.[A-Z_]+,\s*"([a-z_]+)"', source))
+        | set(re.findall(r'ErrorCode\.[A-Z_]+, "([a-z_]+)"\)', source))
+        | {"permission_denied"}
     )
     strings = json.loads(
         (Path(services.__file__).parent / "translations" / "en.json").read_text(encoding="utf-8")

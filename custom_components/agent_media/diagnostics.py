@@ -63,15 +63,18 @@ def _redact_config(config: dict[str, Any]) -> dict[str, Any]:
 
 def _memory_summary(memory: dict[str, Any]) -> dict[str, Any]:
     """Reduce the memory to counts: paths, searches, conversations and errors are the household's business."""
-    events: list[dict[str, Any]] = memory.get("events", [])
-    errors: list[dict[str, Any]] = memory.get("errors", [])
+    household, journal = memory["household"], memory["journal"]
+    events: list[dict[str, Any]] = journal["events"]
+    errors: list[dict[str, Any]] = journal["errors"]
+    working: dict[str, dict[str, Any]] = memory["working"]
     return {
-        "folders": sorted(memory.get("folders", {})),  # names such as "movie"; the paths stay private
-        "preferences": sorted(memory.get("preferences", {})),
-        "language": memory.get("language"),
-        "conversations": len(memory.get("conversations", {})),
-        "searches": len(memory.get("searches", {})),
-        "active_downloads": len(memory.get("active_downloads", {})),
+        "folders": sorted(household["folders"]),  # names such as "movie"; the paths stay private
+        "preferences": sorted(household["preferences"]),
+        "language": household["language"],
+        "conversations": len(memory["conversations"]),
+        "requesters": len(working),
+        "searches": sum(1 for state in working.values() if state.get("search")),
+        "active_downloads": len(memory["downloads"]["records"]),
         "errors": dict(Counter(str(error.get("error")) for error in errors)),
         "events": dict(Counter(str(event.get("type")) for event in events)),
         "unread_events": sum(1 for event in events if not event.get("read")),

@@ -181,8 +181,11 @@ async def _async_download(call: ServiceCall) -> ServiceResponse:
             )
         else:
             link = data.get(ATTR_MAGNET) or data[ATTR_URL]
+            # Each field takes its own kind of link, so a mix-up in an automation is caught.
             if ATTR_MAGNET in data and not link.lower().startswith("magnet:"):
                 raise _validation_error("invalid_magnet", magnet=link)
+            if ATTR_URL in data and link.lower().startswith("magnet:"):
+                raise _validation_error("invalid_url", url=link)
             added = await operations.async_add_link(
                 requester, link, folder=data.get(ATTR_FOLDER), source=SOURCE_SERVICE
             )

@@ -31,7 +31,7 @@ from ..downloads import SAFETY_WAITING
 from ..errors import ErrorCode, OperationError, async_render
 from ..memory import MAX_PENDING_OPTIONS
 from ..operations import MediaOperations, MediaQuestion, human_size, strict_index
-from ..requester import async_resolve_requester
+from ..requester import Permission, async_resolve_requester
 from ..untrusted import MAX_NAME, MAX_TITLE, clip
 
 if TYPE_CHECKING:
@@ -111,6 +111,8 @@ class AgentMediaTool(llm.Tool):
     description: str
     parameters: vol.Schema
     integration = DOMAIN  # read by HA ≥ 2026.10; ignored before
+    # What the policy must allow before anything else; the operation checks it again as it acts.
+    permission: ClassVar[Permission] = Permission.READ
     # Settings tools: the person's own words must name the change, or it waits for a spoken yes.
     needs_grounding: ClassVar[bool] = False
 
@@ -178,6 +180,7 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
     except vol.Invalid as err:
         return error(ErrorCode.BAD_ARGS, _describe_invalid(err))
     try:
+        _operations(context).require(context.requester, tool.permission)
         if tool.needs_grounding and not _confirmed(tool, args, context):
             return _ask_confirmation(tool, args, context)
         return await tool.async_run(args, context)
@@ -349,6 +352,7 @@ class AddTorrentByIndex(AgentMediaTool):
 
     name = "add_torrent_by_index"
     description = "Download a result of the last search (or an option of the pending question), by number."
+    permission = Permission.ADD
     parameters = _INDEX_SCHEMA
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -367,8 +371,9 @@ class DownloadMedia(AgentMediaTool):
     name = "download_media"
     description = (
         "Download a film or show by name in one step (TMDB, search, rank, add the best). TV: give season, "
-        "and episode for one. May return decision 'ask' with numbered options: ask, then add_torrent_by_index."
+        "and episode for one. May return decision 'ask' with numbered options: ask, then add_torrent_by_index"
     )
+    permission = Permission.ADD
     parameters = vol.Schema(
         {
             **MEDIA_FIELDS,
@@ -448,6 +453,7 @@ class SetPreference(AgentMediaTool):
             ),
         }
     )
+    permission = Permission.CHANGE_SETTINGS
     needs_grounding = True
 
     def grounded(self, args: dict[str, Any], user_text: str) -> bool:
@@ -503,6 +509,7 @@ class SetPathForFolder(AgentMediaTool):
             ),
         }
     )
+    permission = Permission.CHANGE_SETTINGS
     needs_grounding = True
 
     def grounded(self, args: dict[str, Any], user_text: str) -> bool:
