@@ -151,7 +151,7 @@ async def test_nothing_at_the_asked_quality_asks_then_the_2nd_one_is_added(
     assert added["hash"] == second_option["info_hash"]
     assert second_option["info_hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
     assert memory.downloads.records()[added["hash"]]["media"]["title"] == "Nosferatu"
-    assert memory.pending_question() is None
+    assert memory.working.question(SYSTEM_KEY) is None
     llm_server.queue_text("Nothing is waiting.")
     await converse(hass, entry, "Anything else?")
     assert "Waiting for the user's answer" not in system_prompt(llm_server.requests[4])
