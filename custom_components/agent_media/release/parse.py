@@ -302,9 +302,8 @@ _CAPITALS_ONLY: Final = frozenset(
      "rom", "dan", "fin", "nor", "hin", "por", "spa", "ita", "ger", "fre", "gre", "chi", "jap", "rum", "tur",
      "kor"}
 )  # fmt: skip
-_LANGUAGE_RE: Final = _token(
-    "|".join(re.escape(word) for word in sorted(_LANGUAGE_WORDS, key=len, reverse=True))
-)
+# Words are looked up in _LANGUAGE_WORDS: one pass over the name instead of a long alternation.
+_WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
 # "sub.FR", "FRENCH.Subs", "VOSTFR": subtitles, not the audio.
 _SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
 _SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
@@ -769,8 +768,10 @@ def _languages(scan: _Scan, title_end: int, title: str) -> tuple[str, ...]:
     found: list[str] = []
     text = scan.text
     title_words = set(title.lower().split())
-    for match in _LANGUAGE_RE.finditer(scan.masked):
+    for match in _WORD_RE.finditer(scan.masked):
         word = match.group(0)
+        if word.lower() not in _LANGUAGE_WORDS:
+            continue
         if match.start() < title_end and (word.lower() in title_words or not _is_language_tag(word)):
             continue
         if word.lower() in _CAPITALS_ONLY and (word == word.lower() or _is_group(text, match)):
