@@ -27,7 +27,7 @@ DANGEROUS_FILE_EXTENSIONS: Final = frozenset(
     }
 )  # fmt: skip
 # Extensions a fake puts before the real one ("Movie.mkv.exe"); a release name is read through them.
-_MEDIA_EXTENSIONS: Final = frozenset(
+MEDIA_EXTENSIONS: Final = frozenset(
     {"mkv", "mp4", "avi", "m4v", "wmv", "mov", "mpg", "mpeg", "webm", "m2ts", "ts", "iso", "torrent"}
 )
 # Dangerous extensions that are also web domains: a name ending in "-Site.com" names a site, not a file.
@@ -58,8 +58,8 @@ def dangerous_name_extension(name: str) -> str | None:
             if extension not in _ALSO_DOMAINS:
                 return extension
             before = _NAME_EXTENSION_RE.search(rest)
-            return extension if before and before.group(1).lower() in _MEDIA_EXTENSIONS else None
-        if extension not in _MEDIA_EXTENSIONS:
+            return extension if before and before.group(1).lower() in MEDIA_EXTENSIONS else None
+        if extension not in MEDIA_EXTENSIONS:
             return None
         name = rest
     return None

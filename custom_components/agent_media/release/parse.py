@@ -17,7 +17,7 @@ import datetime as dt
 import re
 from typing import Final
 
-from custom_components.agent_media.safety import dangerous_name_extension
+from custom_components.agent_media.safety import MEDIA_EXTENSIONS, dangerous_name_extension
 
 # Names come from search results: a longer one is junk, and clipping bounds the regular expressions' work.
 MAX_NAME_LENGTH: Final = 400
@@ -38,11 +38,11 @@ def _token(pattern: str, *, right: str = _R, flags: int = re.IGNORECASE) -> re.P
 
 # --- Extensions and prefixes ------------------------------------------------------------------------------
 
-# Containers, subtitles and side files a name may end in; they say nothing about the release.
-_FILE_EXTENSIONS: Final = frozenset(
-    {"mkv", "mp4", "avi", "m4v", "wmv", "mov", "mpg", "mpeg", "webm", "m2ts", "iso", "torrent", "nfo", "srt",
-     "sub", "idx", "ass", "ssa", "vob", "flv", "ogm", "ogv", "rmvb", "divx", "3gp"}
-)  # fmt: skip
+# Containers, subtitles and side files a name may end in; they say nothing about the release. ".ts" is
+# left to _TS_EXTENSION_RE.
+_FILE_EXTENSIONS: Final = (MEDIA_EXTENSIONS - {"ts"}) | frozenset(
+    {"nfo", "srt", "sub", "idx", "ass", "ssa", "vob", "flv", "ogm", "ogv", "rmvb", "divx", "3gp"}
+)
 _EXTENSION_RE: Final = re.compile(r"\.([a-z0-9]{2,7})$", re.IGNORECASE)
 # A lower-case ".ts" is a transport stream file; an upper-case "TS" is a telesync tag.
 _TS_EXTENSION_RE: Final = re.compile(r"\.ts$")
