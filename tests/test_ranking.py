@@ -14,12 +14,12 @@ import pytest
 from custom_components.agent_media.ranking import (
     ParsedRelease,
     RankingPreferences,
-    has_dangerous_extension,
     normalize_title,
     parse_release,
     rank_releases,
     title_similarity,
 )
+from custom_components.agent_media.safety import dangerous_name_extension
 
 GB = 1_000_000_000
 MB = 1_000_000
@@ -92,7 +92,7 @@ PARSE_TABLE: list[tuple[str, dict[str, Any]]] = [
     ),
     (
         "Elephants.Dream.2006.576p.DVDRip.AC3.XviD",
-        {"resolution": "480p", "source": "dvdrip", "audio": ("DD",), "codec": "xvid"},
+        {"resolution": "480p", "source": "dvd", "audio": ("DD",), "codec": "xvid"},
     ),
     (
         "[YTS.MX] Tears of Steel (2012) [1080p] [BluRay] [5.1]",
@@ -173,7 +173,7 @@ def test_parsed_release_is_frozen() -> None:
     ],
 )
 def test_dangerous_extension(name: str, extension: str | None) -> None:
-    assert has_dangerous_extension(name) == extension
+    assert dangerous_name_extension(name) == extension
 
 
 @pytest.mark.parametrize(

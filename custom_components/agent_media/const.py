@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Final
 
+from .release import RESOLUTIONS
+
 DOMAIN: Final = "agent_media"
 LOGGER = logging.getLogger(__package__)
 
@@ -90,4 +92,4 @@ DEFAULT_PREFERRED_LANGUAGES: Final = ""
 DEFAULT_ORGANIZE_LIBRARY: Final = False
 NO_PREFERENCE: Final = "any"
 CODEC_CHOICES: Final = ("any", "x265", "x264", "av1")
-RESOLUTION_CHOICES: Final = ("any", "2160p", "1080p", "720p", "480p")
+RESOLUTION_CHOICES: Final = (NO_PREFERENCE, *RESOLUTIONS)

@@ -1,8 +1,8 @@
-"""Release-name parsing and ranking of torrent search results.
+"""Ranking of torrent search results, and the title matching it relies on.
 
 Pure Python: no Home Assistant imports and no I/O, so it can run anywhere (inline or in the executor).
-The parser is a compact set of regular expressions rather than a third-party package: the candidates
-(parsett and friends) pin `regex<2026`, which would fight Home Assistant's own pins sooner or later.
+Release names are read by the `release` package; `parse_release` and `normalize_resolution` are
+re-exported here for the modules that import them from ranking.
 
 Ranking follows Radarr/Sonarr: hard filters first, each rejection with a one-line reason; then the kind of
 match (season pack versus episode for TV), the resolution tier, and a fine score built from source, HDR,
@@ -18,11 +18,31 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 import unicodedata
 
+from .release import (
+    RESOLUTIONS,
+    ParsedRelease,
+    codec_of,
+    language_code,
+    normalize_resolution,
+    parse_release,
+)
+from .safety import dangerous_name_extension
+
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-RESOLUTIONS: Final = ("2160p", "1080p", "720p", "480p")
-TRASH_SOURCES: Final = frozenset({"cam", "telesync", "telecine", "screener"})
+__all__ = [
+    "ParsedRelease",
+    "RankedRelease",
+    "RankingPreferences",
+    "Rejection",
+    "normalize_resolution",
+    "normalize_title",
+    "parse_release",
+    "rank_releases",
+    "title_similarity",
+]
+
 # When nobody asked: 1080p plays everywhere at a moderate size, then the best of the rest.
 _UNASKED_RESOLUTION_ORDER: Final = ("1080p", "2160p", "720p", "480p")
 TITLE_SIMILARITY_THRESHOLD: Final = 0.85
@@ -31,129 +51,6 @@ VIRUS_SCORE_LIMIT: Final = 0.5
 MB: Final = 1_000_000
 GB: Final = 1_000_000_000
 
-# --------------------------------------------------------------------------------------------------------
-# Parsing
-# --------------------------------------------------------------------------------------------------------
-
-# A token is delimited by anything that is not a letter or a digit (dots, spaces, dashes, brackets).
-_L: Final = r"(?<![a-z0-9])"
-_R: Final = r"(?![a-z0-9])"
-
-
-def _token(pattern: str, *, right: str = _R) -> re.Pattern[str]:
-    return re.compile(f"{_L}(?:{pattern}){right}", re.IGNORECASE)
-
-
-_VIDEO_EXTENSIONS: Final = frozenset(
-    {"mkv", "mp4", "avi", "m4v", "wmv", "mov", "mpg", "mpeg", "webm", "m2ts", "iso", "torrent"}
-)
-# A release *name* ending in one of these is a fake (e.g. "…mkv.exe"); the file list is checked later too.
-_DANGEROUS_EXTENSIONS: Final = frozenset(
-    {"exe", "lnk", "scr", "bat", "cmd", "ps1", "vbs", "zipx", "msi", "pif", "jar"}
-)
-_EXTENSION_RE: Final = re.compile(r"\.([a-z0-9]{2,7})$", re.IGNORECASE)
-# Leading site tags and bracketed groups: "[YTS.MX] ", "www.example.org - ", "[SubsPlease] ".
-_PREFIX_RE: Final = re.compile(
-    r"^(?:\[([^\]]*)\]|【[^】]*】|www\.[^\s]+?\.[a-z]{2,4}(?=[\s._-]))[\s._-]*", re.IGNORECASE
-)
-
-_YEAR_RE: Final = re.compile(r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2})[)\]]?(?![a-z0-9])", re.IGNORECASE)
-_RESOLUTION_RE: Final = _token(r"(2160|1080|720|576|480)[pi]|(4k|uhd)|(3840|1920|1280)x\d{3,4}")
-_SXXEYY_RE: Final = re.compile(
-    r"(?<![a-z0-9])s(\d{1,2})[ ._-]?e(\d{1,3})(?!\d)((?:-?e\d{1,3}(?!\d)|-\d{1,3}(?![\dp]))*)", re.IGNORECASE
-)
-_EPISODE_ITEM_RE: Final = re.compile(r"(-?)e?(\d+)", re.IGNORECASE)
-_CROSS_RE: Final = _token(r"(\d{1,2})x(\d{2,3})")
-_SEASON_RANGE_RE: Final = re.compile(r"(?<![a-z0-9])s(\d{1,2})[ ._]?-[ ._]?s?(\d{1,2})(?!\d)", re.IGNORECASE)
-_SEASON_RE: Final = re.compile(r"(?<![a-z0-9])s(\d{1,2})(?!\d)(?![ ._-]?e\d)", re.IGNORECASE)
-_SEASON_WORD_RE: Final = _token(r"seasons?[ ._]?(\d{1,2})(?:[ ._]?(?:-|to|&|and)[ ._]?(\d{1,2}))?")
-_EPISODE_WORD_RE: Final = _token(r"(?:episode|ep)[ ._]?(\d{1,3})")
-_COMPLETE_RE: Final = _token(r"complete")
-_RESOLUTION_NUMBERS: Final = {
-    "2160": "2160p", "3840": "2160p", "1080": "1080p", "1920": "1080p", "720": "720p", "1280": "720p",
-}  # fmt: skip
-# Anime numbering after a leading "[Group]": "[SubsPlease] Title - 12 (1080p)".
-_ABSOLUTE_EPISODE_RE: Final = re.compile(r" - (\d{1,4})(?:v\d)?(?=[ \[(]|$)")
-
-# Checked in this order: the first hit wins, so REMUX beats BluRay and trash beats everything.
-_SOURCE_PATTERNS: Final = (
-    ("remux", _token(r"(?:bd|uhd)?remux")),
-    ("cam", _token(r"(?:hd|hq)?cam(?:rip)?")),
-    ("telesync", _token(r"(?:hd)?ts(?:rip)?|telesync|pdvd")),
-    ("telecine", _token(r"(?:hd)?tc|telecine")),
-    ("screener", _token(r"(?:dvd|bd|web)?scr|screener")),
-    ("webrip", _token(r"web-?rip|hdrip")),
-    ("web-dl", _token(r"web-?dl|web")),
-    ("bluray", _token(r"blu-?ray|bdrip|brrip|bd25|bd50")),
-    ("hdtv", _token(r"hdtv|pdtv|sdtv|tvrip")),
-    ("dvdrip", _token(r"dvd(?:rip|5|9|r)?")),
-)
-_OTHER_TRASH_RE: Final = _token(r"workprint|r5")
-_CODEC_PATTERNS: Final = (
-    ("hevc", _token(r"x265|h\.?265|hevc")),
-    ("av1", _token(r"av1")),
-    ("avc", _token(r"x264|h\.?264|avc")),
-    ("xvid", _token(r"xvid|divx")),
-)
-_HDR_PATTERNS: Final = (
-    ("DV", _token(r"dv|dovi|dolby[ ._-]?vision")),
-    ("HDR10+", _token(r"hdr10(?:\+|plus)", right=r"(?![a-z0-9])")),
-    ("HDR10", _token(r"hdr10(?!\+)")),
-    ("HDR", _token(r"hdr(?!\+)")),
-)
-# Audio codecs are often glued to their channels ("DDP5.1"), so only a letter ends them.
-_NO_LETTER: Final = r"(?![a-z])"
-_AUDIO_PATTERNS: Final = (
-    ("TrueHD", _token(r"true-?hd", right=_NO_LETTER)),
-    ("Atmos", _token(r"atmos")),
-    ("DTS-HD MA", _token(r"dts-?hd[ ._-]?ma", right=_NO_LETTER)),
-    ("DTS-HD", _token(r"dts-?hd(?![ ._-]?ma)", right=_NO_LETTER)),
-    ("DTS-X", _token(r"dts[ ._:-]?x", right=_R)),
-    ("DTS", _token(r"dts(?![ ._:-]?(?:hd|x(?![a-z0-9])))", right=_NO_LETTER)),
-    ("DD+", _token(r"ddp|dd\+|e-?ac-?3", right=_NO_LETTER)),
-    ("DD", re.compile(r"(?<![a-z0-9-])(?:dd(?!\+)|ac-?3)(?![a-z])", re.IGNORECASE)),
-    ("AAC", _token(r"aac", right=_NO_LETTER)),
-    ("FLAC", _token(r"flac", right=_NO_LETTER)),
-    ("Opus", _token(r"opus", right=_NO_LETTER)),
-    ("MP3", _token(r"mp3")),
-    ("LPCM", _token(r"l?pcm", right=_NO_LETTER)),
-)
-_CHANNELS_RE: Final = re.compile(r"(?<!\d)(?<!\d\.)([1-9]\.[0-2])(?![\d])")
-
-_LANGUAGE_WORDS: Final = {
-    "english": "en", "eng": "en",
-    "french": "fr", "truefrench": "fr", "vff": "fr", "vfq": "fr", "vf2": "fr", "vfi": "fr", "fre": "fr",
-    "german": "de", "ger": "de", "deutsch": "de",
-    "italian": "it", "ita": "it",
-    "spanish": "es", "spa": "es", "esp": "es", "castellano": "es", "latino": "es",
-    "portuguese": "pt", "por": "pt",
-    "russian": "ru", "rus": "ru",
-    "japanese": "ja", "jpn": "ja", "jap": "ja",
-    "korean": "ko", "kor": "ko",
-    "chinese": "zh", "mandarin": "zh", "cantonese": "zh", "chs": "zh", "cht": "zh",
-    "hindi": "hi", "hin": "hi",
-    "dutch": "nl", "flemish": "nl",
-    "polish": "pl", "pol": "pl", "pl": "pl",
-    "swedish": "sv", "swe": "sv",
-    "danish": "da", "dan": "da",
-    "norwegian": "no", "nor": "no",
-    "finnish": "fi", "fin": "fi",
-    "turkish": "tr", "tur": "tr",
-    "arabic": "ar", "ara": "ar",
-    "ukrainian": "uk", "ukr": "uk",
-    "czech": "cs", "cze": "cs",
-    "hungarian": "hu", "hun": "hu",
-    "greek": "el",
-    "hebrew": "he", "heb": "he",
-    "thai": "th",
-    "vietnamese": "vi", "vie": "vi",
-    "tamil": "ta", "tam": "ta",
-    "telugu": "te", "tel": "te",
-    "multi": "multi", "dual": "dual", "dual-audio": "dual",
-}  # fmt: skip
-_LANGUAGE_RE: Final = _token(
-    "|".join(re.escape(word) for word in sorted(_LANGUAGE_WORDS, key=len, reverse=True))
-)
 # Spoken names for reasons ("French audio").
 _LANGUAGE_NAMES: Final = {
     "en": "English", "fr": "French", "de": "German", "it": "Italian", "es": "Spanish", "pt": "Portuguese",
@@ -162,206 +59,6 @@ _LANGUAGE_NAMES: Final = {
     "ar": "Arabic", "uk": "Ukrainian", "cs": "Czech", "hu": "Hungarian", "el": "Greek", "he": "Hebrew",
     "th": "Thai", "vi": "Vietnamese", "ta": "Tamil", "te": "Telugu",
 }  # fmt: skip
-
-_GROUP_RE: Final = re.compile(r"-[ ]?([a-z0-9][a-z0-9_@]*)[ ]*(?:\[[^\]]*\][ ]*)*$", re.IGNORECASE)
-# Words that end a name after a dash but are not release groups ("WEB-DL", "…-GERMAN").
-_NOT_GROUPS: Final = frozenset(
-    {"dl", "rip", "web", "hd", "sd", "uhd", "hdr", "dv", "x264", "x265", "h264", "h265", "hevc", "avc",
-     "aac", "ac3", "dts", "ma", "remux", "bluray", "webrip", "webdl", "proper", "repack", "internal",
-     "limited", "complete", "subs", "sub"}
-) | frozenset(_LANGUAGE_WORDS)  # fmt: skip
-# "-12v2" and "-1080p" after a dash are numbering, not groups.
-_NUMBERING_RE: Final = re.compile(r"\d+(?:v\d|p|i)?", re.IGNORECASE)
-_SEPARATORS_RE: Final = re.compile(r"[._]+")
-_TRAILING_JUNK_RE: Final = re.compile(r"[\s\-\u2013(\[{:,]+$")
-
-
-@dataclass(frozen=True, slots=True)
-class ParsedRelease:
-    """What a release name says about itself."""
-
-    title: str
-    year: int | None
-    resolution: str | None  # "2160p" | "1080p" | "720p" | "480p" (576p and other SD count as 480p)
-    source: str | None  # "remux" | "bluray" | "web-dl" | "webrip" | "hdtv" | "dvdrip" | trash sources
-    codec: str | None  # "hevc" | "avc" | "av1" | "xvid"
-    hdr: tuple[str, ...]  # subset of "DV", "HDR10+", "HDR10", "HDR", in that order
-    audio: tuple[str, ...]  # codecs ("TrueHD", "Atmos", "DD+", …) then the channel layout ("5.1")
-    languages: tuple[str, ...]  # ISO 639-1 codes in order of appearance, plus "multi" / "dual"
-    seasons: tuple[int, ...]
-    episodes: tuple[int, ...]
-    complete: bool
-    group: str | None
-    trash: bool  # CAM/TS/TC/screener/workprint/R5, or a name ending in an executable extension
-
-
-def parse_release(name: str) -> ParsedRelease:
-    """Parse a torrent release name."""
-    raw = " ".join(name.split())
-    raw, fake = _strip_extensions(raw)
-    raw, leading_group = _strip_prefixes(raw)
-    title_end, year = _find_title_end(raw)
-    tail = raw[title_end:]
-    seasons, episodes = _seasons_and_episodes(tail)
-    if leading_group and not seasons and not episodes:
-        absolute = _ABSOLUTE_EPISODE_RE.search(raw, 1)
-        if absolute and absolute.start() < title_end:
-            title_end, episodes = absolute.start(), (int(absolute.group(1)),)
-            tail = raw[title_end:]
-
-    source = next((value for value, pattern in _SOURCE_PATTERNS if pattern.search(tail)), None)
-    return ParsedRelease(
-        title=_clean_title(raw[:title_end]) or _clean_title(raw),
-        year=year,
-        resolution=_resolution(tail),
-        source=source,
-        codec=_codec(tail),
-        hdr=tuple(value for value, pattern in _HDR_PATTERNS if pattern.search(tail)),
-        audio=_audio(tail),
-        languages=tuple(dict.fromkeys(_LANGUAGE_WORDS[m.lower()] for m in _LANGUAGE_RE.findall(tail))),
-        seasons=seasons,
-        episodes=episodes,
-        complete=_COMPLETE_RE.search(tail) is not None,
-        group=_group(raw, title_end, leading_group),
-        trash=fake or source in TRASH_SOURCES or _OTHER_TRASH_RE.search(tail) is not None,
-    )
-
-
-def has_dangerous_extension(name: str) -> str | None:
-    """Return the executable extension a release name ends in ("exe" for "…mkv.exe"), if any."""
-    name = name.strip()
-    while match := _EXTENSION_RE.search(name):
-        extension = match.group(1).lower()
-        if extension in _DANGEROUS_EXTENSIONS:
-            return extension
-        if extension not in _VIDEO_EXTENSIONS:
-            return None
-        name = name[: match.start()]
-    return None
-
-
-def _strip_extensions(raw: str) -> tuple[str, bool]:
-    fake = False
-    while match := _EXTENSION_RE.search(raw):
-        extension = match.group(1).lower()
-        if extension in _DANGEROUS_EXTENSIONS:
-            fake = True
-        elif extension not in _VIDEO_EXTENSIONS:
-            break
-        raw = raw[: match.start()]
-    return raw, fake
-
-
-def _strip_prefixes(raw: str) -> tuple[str, str | None]:
-    group: str | None = None
-    while (match := _PREFIX_RE.match(raw)) and match.end() < len(raw):
-        tag = match.group(1)
-        # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
-        if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
-            group = tag.strip()
-        raw = raw[match.end() :]
-    return raw, group or None
-
-
-def _find_title_end(raw: str) -> tuple[int, int | None]:
-    """Return where the title stops and the year, if the name has one.
-
-    The title ends at the year, an episode marker or the resolution, whichever comes first; of several
-    years before that point the last is the release year ("Blade Runner 2049 2017"). A year at the very
-    start belongs to the title ("1917"). Only when none of these exist do the weaker markers (source,
-    codec, …) end the title, so "Charlotte's Web 2006" keeps its "Web".
-    """
-    primary = [
-        match.start()
-        for pattern in (_SXXEYY_RE, _CROSS_RE, _SEASON_RANGE_RE, _SEASON_RE, _SEASON_WORD_RE, _RESOLUTION_RE)
-        if (match := _first_after_start(pattern, raw))
-    ]
-    first_primary = min(primary, default=len(raw))
-    years = [match for match in _YEAR_RE.finditer(raw) if match.start() > 0]
-    before = [match for match in years if match.start() < first_primary]
-    if before:
-        return before[-1].start(), int(before[-1].group(1))
-    year = int(years[0].group(1)) if years else None
-    if primary:
-        return first_primary, year
-    weak = [
-        match.start()
-        for pattern in (
-            *(pattern for _, pattern in _SOURCE_PATTERNS),
-            *(pattern for _, pattern in _CODEC_PATTERNS),
-            *(pattern for _, pattern in _HDR_PATTERNS),
-            _COMPLETE_RE,
-        )
-        if (match := _first_after_start(pattern, raw))
-    ]
-    return min(weak, default=len(raw)), year
-
-
-def _first_after_start(pattern: re.Pattern[str], raw: str) -> re.Match[str] | None:
-    return pattern.search(raw, 1)
-
-
-def _clean_title(text: str) -> str:
-    # Dotted names ("Night.of.the.Living.Dead") use dots as spaces; spaced names keep "Mr." intact.
-    text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
-    return " ".join(_TRAILING_JUNK_RE.sub("", text).split())
-
-
-def _resolution(tail: str) -> str | None:
-    match = _RESOLUTION_RE.search(tail)
-    if match is None:
-        return None
-    if match.group(2):
-        return "2160p"
-    number = match.group(1) or match.group(3)
-    return _RESOLUTION_NUMBERS.get(number, "480p")
-
-
-def _codec(text: str) -> str | None:
-    return next((value for value, pattern in _CODEC_PATTERNS if pattern.search(text)), None)
-
-
-def _audio(tail: str) -> tuple[str, ...]:
-    found = [value for value, pattern in _AUDIO_PATTERNS if pattern.search(tail)]
-    if channels := _CHANNELS_RE.search(tail):
-        found.append(channels.group(1))
-    return tuple(found)
-
-
-def _seasons_and_episodes(tail: str) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    seasons: set[int] = set()
-    episodes: list[int] = []
-    for match in _SXXEYY_RE.finditer(tail):
-        seasons.add(int(match.group(1)))
-        episodes.append(int(match.group(2)))
-        for item in _EPISODE_ITEM_RE.finditer(match.group(3)):
-            number = int(item.group(2))
-            if item.group(1) and episodes and number > episodes[-1]:
-                episodes.extend(range(episodes[-1] + 1, min(number, episodes[-1] + 200) + 1))
-            else:
-                episodes.append(number)
-    for match in _CROSS_RE.finditer(tail):
-        seasons.add(int(match.group(1)))
-        episodes.append(int(match.group(2)))
-    if not seasons:
-        for match in (*_SEASON_RANGE_RE.finditer(tail), *_SEASON_WORD_RE.finditer(tail)):
-            first = int(match.group(1))
-            last = int(match.group(2)) if match.group(2) else first
-            seasons.update(range(first, max(first, min(last, first + 100)) + 1))
-        seasons.update(int(match.group(1)) for match in _SEASON_RE.finditer(tail))
-    if not episodes:
-        episodes.extend(int(match.group(1)) for match in _EPISODE_WORD_RE.finditer(tail))
-    return tuple(sorted(seasons)), tuple(dict.fromkeys(episodes))
-
-
-def _group(raw: str, title_end: int, leading_group: str | None) -> str | None:
-    match = _GROUP_RE.search(raw)
-    if match and match.start() >= title_end and title_end < len(raw):
-        group = match.group(1)
-        if group.lower() not in _NOT_GROUPS and not _NUMBERING_RE.fullmatch(group):
-            return group
-    return leading_group
-
 
 # --------------------------------------------------------------------------------------------------------
 # Title matching
@@ -473,10 +170,10 @@ _EPISODE_TYPICAL: Final[dict[str | None, int]] = {
 }  # fmt: skip
 _TYPICAL_PACK_EPISODES: Final = 10
 
-_SOURCE_POINTS: Final = {"bluray": 40, "web-dl": 35, "remux": 30, "webrip": 25, "dvdrip": 5, "hdtv": 5}
+_SOURCE_POINTS: Final = {"bluray": 40, "web-dl": 35, "remux": 30, "webrip": 25, "dvd": 5, "hdtv": 5}
 _SOURCE_LABELS: Final = {
     "remux": "REMUX", "bluray": "BluRay", "web-dl": "WEB-DL", "webrip": "WEBRip", "hdtv": "HDTV",
-    "dvdrip": "DVDRip", "cam": "CAM", "telesync": "telesync", "telecine": "telecine", "screener": "screener",
+    "dvd": "DVDRip", "cam": "CAM", "telesync": "telesync", "telecine": "telecine", "screener": "screener",
 }  # fmt: skip
 _CODEC_LABELS: Final = {"hevc": "HEVC", "avc": "AVC", "av1": "AV1", "xvid": "XviD"}
 _AUDIO_POINTS: Final = {"DTS-X": 10, "DTS-HD MA": 8, "TrueHD": 8, "DD+": 5, "DTS-HD": 5, "DTS": 3, "DD": 3,
@@ -578,24 +275,9 @@ class _Context:
             preferences=preferences,
             resolution_order=order,
             asked_resolution=asked,
-            codec=_codec(preferences.codec) if preferences.codec else None,
-            languages=frozenset(_normalize_language(language) for language in preferences.languages),
+            codec=codec_of(preferences.codec) if preferences.codec else None,
+            languages=frozenset(language_code(language) for language in preferences.languages),
         )
-
-
-def normalize_resolution(value: str | None) -> str | None:
-    """Return "2160p", "1080p", "720p" or "480p" for what a person says ("4K", "uhd", "1080"), else None."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        value += "p"
-    return _resolution(value)
-
-
-def _normalize_language(value: str) -> str:
-    value = value.strip().lower()
-    return _LANGUAGE_WORDS.get(value, value[:2] if len(value) > 2 else value)  # noqa: PLR2004
 
 
 def _int(value: Any) -> int:
@@ -617,7 +299,7 @@ def _rejection_reason(  # noqa: C901, PLR0911 - one flat list of filters reads b
 ) -> str | None:
     if not name.strip():
         return "no release name"
-    if extension := has_dangerous_extension(name):
+    if extension := dangerous_name_extension(name):
         return f"fake: the name ends in .{extension}"
     virus_score = _float(result.get("virus_score"))
     if virus_score is not None and virus_score >= VIRUS_SCORE_LIMIT:

@@ -8,6 +8,7 @@ shows "exe.mkv" backwards). Sonarr's lists (FileExtensions.cs) plus the usual Wi
 from __future__ import annotations
 
 from pathlib import PurePosixPath
+import re
 from typing import TYPE_CHECKING, Final
 
 if TYPE_CHECKING:
@@ -25,6 +26,13 @@ DANGEROUS_FILE_EXTENSIONS: Final = frozenset(
         "zipx",
     }
 )  # fmt: skip
+# Extensions a fake puts before the real one ("Movie.mkv.exe"); a release name is read through them.
+MEDIA_EXTENSIONS: Final = frozenset(
+    {"mkv", "mp4", "avi", "m4v", "wmv", "mov", "mpg", "mpeg", "webm", "m2ts", "ts", "iso", "torrent"}
+)
+# Dangerous extensions that are also web domains: a name ending in "-Site.com" names a site, not a file.
+_ALSO_DOMAINS: Final = frozenset({"com", "app", "sh", "py"})
+_NAME_EXTENSION_RE: Final = re.compile(r"\.([a-z0-9]{2,11})$", re.IGNORECASE)
 # Unicode controls that reverse how a name is displayed ("Movie\u202ekvm.exe" shows as "Movie.exe.mkv").
 _BIDI_CONTROLS: Final = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 MAX_LISTED: Final = 5
@@ -38,6 +46,22 @@ def dangerous_file_reason(path: str) -> str | None:
     suffixes = [suffix.lower().lstrip(".") for suffix in PurePosixPath(name).suffixes]
     if suffixes and suffixes[-1] in DANGEROUS_FILE_EXTENSIONS:
         return f".{suffixes[-1]} file"
+    return None
+
+
+def dangerous_name_extension(name: str) -> str | None:
+    """Return the dangerous extension a release name ends in ("exe" for "…1080p.mkv.exe"), if any."""
+    name = name.strip()
+    while match := _NAME_EXTENSION_RE.search(name):
+        extension, rest = match.group(1).lower(), name[: match.start()]
+        if extension in DANGEROUS_FILE_EXTENSIONS:
+            if extension not in _ALSO_DOMAINS:
+                return extension
+            before = _NAME_EXTENSION_RE.search(rest)
+            return extension if before and before.group(1).lower() in MEDIA_EXTENSIONS else None
+        if extension not in MEDIA_EXTENSIONS:
+            return None
+        name = rest
     return None
 
 

@@ -1,0 +1,139 @@
+"""Turn parsett's own test data into a labelled file for bench/parse.py.
+
+Run: python bench/ptt_cases.py PTT_TESTS_DIR OUT.json
+PTT_TESTS_DIR is the `tests` folder of a checkout of parsett (github.com/dreulavelle/PTT, MIT). The tests
+are pytest tables; each file labels one field (test_season.py the seasons, …), test_main.py and
+test_sports.py whole results. They are read with `ast`, never imported or run. Values are mapped to
+parse_release's vocabulary; values outside it become "oov:…" (not scored). The output keeps the names
+outside the repository: they are real release names.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+import sys
+from typing import Any
+
+# parsett's "quality" -> the vocabulary's source (bench/parse.py derives the class from it).
+QUALITIES = {
+    "BluRay": "bluray", "BDRip": "bluray", "BRRip": "bluray", "BluRay REMUX": "remux", "REMUX": "remux",
+    "WEB-DL": "web-dl", "WEB": "web-dl", "WEBMux": "web-dl", "WEBRip": "webrip", "WEB-DLRip": "webrip",
+    "HDRip": "webrip", "HDTV": "hdtv", "HDTVRip": "hdtv", "PDTV": "hdtv", "TVRip": "hdtv", "SATRip": "hdtv",
+    "PPVRip": "hdtv", "UHDRip": "hdtv", "DVD": "dvd", "DVDRip": "dvd", "CAM": "cam", "TeleSync": "telesync",
+    "TeleCine": "telecine", "SCR": "screener",
+}  # fmt: skip
+SOURCE_CLASSES = {
+    "cam": "trash", "telesync": "trash", "telecine": "trash", "screener": "trash",
+    "hdtv": "tv", "dvd": "dvd", "webrip": "web", "web-dl": "web", "bluray": "bluray", "remux": "bluray",
+}  # fmt: skip
+RESOLUTIONS = {"480p", "576p", "720p", "1080p", "2160p"}
+CODECS = {"avc", "hevc", "av1", "xvid"}
+# One field per file: the parametrize argument that holds it.
+SINGLE_FIELD_FILES = {
+    "test_season.py": ("expected_seasons", "seasons"),
+    "test_episodes.py": ("expected_episode", "episodes"),
+    "test_resolution.py": ("expected_resolution", "resolution"),
+    "test_codec.py": ("expected_codec", "codec"),
+    "test_quality.py": ("expected_quality", "quality"),
+    "test_hdr.py": ("expected_hdr", "hdr"),
+    "test_language.py": ("expected_languages", "languages"),
+    "test_year.py": ("expected_year", "year"),
+    "test_title.py": ("expected_title", "title"),
+    "test_trash.py": ("expected_trash", "trash"),
+    "test_collection.py": ("expected_title", "title"),
+}
+WHOLE_RESULT_FILES = ("test_main.py", "test_sports.py")
+
+
+class _Ranges(ast.NodeTransformer):
+    """Write `list(range(a, b))`, which some tables use, as the literal list it stands for."""
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        inner = node.args[0] if node.args else None
+        if (
+            isinstance(node.func, ast.Name)
+            and node.func.id == "list"
+            and isinstance(inner, ast.Call)
+            and isinstance(inner.func, ast.Name)
+            and inner.func.id == "range"
+        ):
+            bounds = [ast.literal_eval(argument) for argument in inner.args]
+            return ast.List(elts=[ast.Constant(number) for number in range(*bounds)], ctx=ast.Load())
+        return node
+
+
+def tables(path: Path) -> list[tuple[list[str], list[tuple[Any, ...]]]]:
+    """Return each parametrize table of a test file: argument names and rows (first function only)."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if (
+                isinstance(decorator, ast.Call)
+                and isinstance(decorator.func, ast.Attribute)
+                and decorator.func.attr == "parametrize"
+            ):
+                names = [name.strip() for name in ast.literal_eval(decorator.args[0]).split(",")]
+                rows = ast.literal_eval(_Ranges().visit(decorator.args[1]))
+                found.append((names, [row if isinstance(row, tuple) else (row,) for row in rows]))
+    return found
+
+
+def vocabulary(field: str, value: Any) -> dict[str, Any]:  # noqa: PLR0911 - one case per field
+    """Map one parsett label to the vocabulary's fields."""
+    if field == "quality":
+        source = QUALITIES.get(value) if value else None
+        if value and source is None:
+            return {"source": f"oov:{value}", "source_class": f"oov:{value}"}
+        return {"source": source, "source_class": SOURCE_CLASSES.get(source or "")}
+    if field == "resolution":
+        return {"resolution": value if value is None or value in RESOLUTIONS else f"oov:{value}"}
+    if field == "codec":
+        return {"codec": value if value is None or value in CODECS else f"oov:{value}"}
+    if field == "languages":
+        # parsett writes "la" for Latin-American Spanish.
+        return {"languages": sorted({"es" if code == "la" else code for code in value})}
+    if field == "hdr":
+        return {"hdr": sorted({"HDR" if kind.startswith("HDR") else kind for kind in value if kind != "SDR"})}
+    return {field: value}
+
+
+def whole_result(result: dict[str, Any]) -> dict[str, Any]:
+    expected: dict[str, Any] = {"title": result.get("title", "")}
+    for field in ("year", "resolution", "codec", "quality"):
+        expected |= vocabulary(field, result.get(field))
+    for field in ("hdr", "seasons", "episodes", "languages"):
+        expected |= vocabulary(field, result.get(field, []))
+    expected["trash"] = bool(result.get("trash"))
+    return expected
+
+
+def main() -> None:
+    tests, out = Path(sys.argv[1]), Path(sys.argv[2])
+    cases: dict[str, dict[str, Any]] = {}
+    for file, (argument, field) in SINGLE_FIELD_FILES.items():
+        names, rows = tables(tests / file)[0]
+        for row in rows:
+            values = dict(zip(names, row, strict=True))
+            value = values[argument]
+            if file == "test_year.py" and not values["expect_year_presence"]:
+                value = None
+            if file == "test_collection.py" and value is None:
+                continue
+            cases.setdefault(values["release_name"], {}).update(vocabulary(field, value))
+    for file in WHOLE_RESULT_FILES:
+        for names, rows in tables(tests / file):
+            for row in rows:
+                values = dict(zip(names, row, strict=True))
+                expected = whole_result(values[names[1]])
+                cases.setdefault(values["release_name"], {}).update(expected)
+    labelled = [{"corpus": "parsett", "name": name, "expected": cases[name]} for name in cases]
+    out.write_text(json.dumps({"cases": labelled}, ensure_ascii=False, indent=0), encoding="utf-8")
+    print(f"{len(labelled)} names written to {out}")
+
+
+if __name__ == "__main__":
+    main()

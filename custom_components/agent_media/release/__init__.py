@@ -1,0 +1,23 @@
+"""Release names: what a torrent's name says about itself (see parse.py)."""
+
+from .parse import (
+    MAX_NAME_LENGTH,
+    RESOLUTIONS,
+    TRASH_SOURCES,
+    ParsedRelease,
+    codec_of,
+    language_code,
+    normalize_resolution,
+    parse_release,
+)
+
+__all__ = [
+    "MAX_NAME_LENGTH",
+    "RESOLUTIONS",
+    "TRASH_SOURCES",
+    "ParsedRelease",
+    "codec_of",
+    "language_code",
+    "normalize_resolution",
+    "parse_release",
+]
