@@ -8,6 +8,7 @@ operation either does all it was asked, or raises `OperationError` having change
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 import math
 import os
 from pathlib import Path, PurePosixPath
@@ -67,7 +68,6 @@ MAX_QUERIES: Final = 3
 CLOSE_SCORE_MARGIN: Final = 6.0  # fine-score points; about a 3x difference in seeders
 DIFFERENT_SIZE_RATIO: Final = 1.5
 _TITLE_PUNCTUATION = re.compile(r"[^\w\s&']+")
-_RESOLUTION_IN_QUERY = re.compile(r"(?<![a-z0-9])(2160p|1080p|720p|480p|4k|uhd)(?![a-z0-9])", re.IGNORECASE)
 _CODEC_NAMES: Final = {"hevc": "x265", "avc": "x264"}
 PERMISSION_DENIED: Final = "permission_denied"
 
@@ -264,8 +264,8 @@ def _none_usable(found: int, query: str, rejected: list[Any]) -> OperationError:
 
 
 def _resolution_in(text: str) -> str | None:
-    found = _RESOLUTION_IN_QUERY.search(text)
-    return found.group(1).lower() if found else None
+    """Return the resolution a search names ("Sintel 4K" → 2160p), read as a release name is."""
+    return parse_release(text).resolution
 
 
 def _close(first: RankedRelease, second: RankedRelease) -> bool:
@@ -396,7 +396,7 @@ class MediaOperations:
             raise OperationError(ErrorCode.BAD_ARGS, "invalid_folder_name", folder=folder_name)
         path = path.strip()
         try:
-            check_storable(path)
+            check_storable(path, max_text=len(path))  # its length is the path check's to judge
         except UnstorableValueError as err:
             raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
         if not PurePosixPath(path).is_absolute():
@@ -507,14 +507,18 @@ class MediaOperations:
             raise from_client_error(err) from err
         if not found:
             raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=query)
-        ranked, rejected = rank_releases(
-            _rankable(found),
-            title=(media or {}).get("title"),
-            year=(media or {}).get("year"),
-            media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
-            season=parsed_query.seasons[0] if parsed_query.seasons else None,
-            episode=parsed_query.episodes[0] if parsed_query.episodes else None,
-            preferences=self.ranking_preferences(resolution=_resolution_in(query)),
+        # Reading a hundred release names takes tens of milliseconds: off the event loop.
+        ranked, rejected = await self.hass.async_add_executor_job(
+            partial(
+                rank_releases,
+                _rankable(found),
+                title=(media or {}).get("title"),
+                year=(media or {}).get("year"),
+                media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
+                season=parsed_query.seasons[0] if parsed_query.seasons else None,
+                episode=parsed_query.episodes[0] if parsed_query.episodes else None,
+                preferences=self.ranking_preferences(resolution=_resolution_in(query)),
+            )
         )
         if not ranked:
             raise _none_usable(len(found), query, rejected)
@@ -640,15 +644,18 @@ class MediaOperations:
         label = media_label(media, season, episode)
         if not found:
             raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=label)
-        ranked, rejected = rank_releases(
-            _rankable(found),
-            title=match.title,
-            year=match.year,
-            media_type=match.media_type,
-            season=season,
-            episode=episode,
-            preferences=self.ranking_preferences(resolution=asked),
-            alternative_titles=(match.original_title,),
+        ranked, rejected = await self.hass.async_add_executor_job(
+            partial(
+                rank_releases,
+                _rankable(found),
+                title=match.title,
+                year=match.year,
+                media_type=match.media_type,
+                season=season,
+                episode=episode,
+                preferences=self.ranking_preferences(resolution=asked),
+                alternative_titles=(match.original_title,),
+            )
         )
         if not ranked:
             raise _none_usable(len(found), query, rejected)

@@ -7,6 +7,7 @@ An empty queue answers HTTP 500, so a test that expected fewer LLM calls notices
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 import json
 import time
@@ -25,6 +26,7 @@ class ScriptedReply:
     tool_calls: list[tuple[str, str]] = field(default_factory=list)  # (name, raw JSON arguments)
     status: int = 200
     error_body: Any = None
+    keepalive_seconds: float = 0.0  # SSE comments only, for this long, before the reply (a stuck model)
 
 
 def _split(text: str, parts: int = 3) -> list[str]:
@@ -81,6 +83,10 @@ class ScriptedLLMServer(LoopbackServer):
     def queue_error(self, status: int, body: Any = None) -> None:
         """Queue an HTTP error; ``body`` a dict (JSON) or a string (HTML when it starts with "<")."""
         self._queue.append(ScriptedReply(status=status, error_body=body))
+
+    def queue_keepalives(self, seconds: float, text: str = "Too late.") -> None:
+        """Queue a reply that trickles keep-alive comments for ``seconds`` before its text."""
+        self._queue.append(ScriptedReply(text=text, keepalive_seconds=seconds))
 
     def queue_delay(self, seconds: float) -> None:
         """Delay the next reply (of either endpoint) by ``seconds``."""
@@ -197,6 +203,13 @@ class ScriptedLLMServer(LoopbackServer):
             await response.write(f"data: {json.dumps(chunk)}\n\n".encode())
 
         await send({"role": "assistant", "content": ""})
+        deadline = time.monotonic() + reply.keepalive_seconds
+        while time.monotonic() < deadline:  # bounded: the server stops by itself
+            try:
+                await response.write(b": keep-alive\n\n")
+            except ConnectionError:
+                return response  # the client gave up, as it should
+            await asyncio.sleep(0.2)
         if reply.text:
             for piece in _split(reply.text):
                 await send({"content": piece})
