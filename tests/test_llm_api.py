@@ -9,6 +9,8 @@ import pytest
 
 from custom_components.agent_media import compat
 from custom_components.agent_media.llm_api import API_PROMPT, api_id, combined_api_id
+from homeassistant.components import conversation
+from homeassistant.components.conversation.chat_log import current_chat_log
 from homeassistant.core import Context
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
@@ -36,7 +38,7 @@ MEDIA_TOOLS = {
 
 def _llm_context(hass: HomeAssistant) -> llm.LLMContext:
     return compat.build_llm_context(
-        platform="other_agent", context=Context(), language="en", device_id=None, user_prompt="test"
+        platform="other_agent", context=Context(), language="en", device_id=None
     )
 
 
@@ -110,12 +112,20 @@ async def test_tool_errors_come_back_as_results(
     assert bad_args["status"] == "error"
     assert bad_args["error"] == "bad_args"
 
-    # A settings change the person's words did not ask for waits for their yes, and nothing is saved.
-    unasked = _data(
-        await instance.async_call_tool(
-            llm.ToolInput("set_path_for_folder", {"folder_name": "download", "path_value": "/media"})
+    # Inside another agent's conversation, a settings change the person's words did not ask for waits for
+    # their yes, and nothing is saved (the words come from that agent's chat log).
+    chat_log = conversation.ChatLog(hass, "other-agent-chat")
+    chat_log.content.append(conversation.UserContent(content="What is on tonight?"))
+    token = current_chat_log.set(chat_log)
+    try:
+        in_chat = await llm.async_get_api(hass, api_id(entry.entry_id), _llm_context(hass))
+        unasked = _data(
+            await in_chat.async_call_tool(
+                llm.ToolInput("set_path_for_folder", {"folder_name": "download", "path_value": "/media"})
+            )
         )
-    )
+    finally:
+        current_chat_log.reset(token)
     assert unasked["error"] == "confirmation_required"
     assert entry.runtime_data.memory.household.folders() == {}
     # From a user who is no administrator, it is refused outright.

@@ -9,6 +9,8 @@ import dataclasses
 import importlib
 from typing import TYPE_CHECKING, Any, cast
 
+from homeassistant.components.conversation import UserContent
+from homeassistant.components.conversation.chat_log import current_chat_log
 from homeassistant.helpers import device_registry as dr, llm
 
 if TYPE_CHECKING:
@@ -73,6 +75,23 @@ def build_llm_context(
     }
     names = {field.name for field in dataclasses.fields(llm.LLMContext)}
     return llm.LLMContext(**{name: value for name, value in values.items() if name in names})
+
+
+def user_words(llm_context: llm.LLMContext) -> str | None:
+    """Return what the person said in this turn, to check a settings change against.
+
+    The context's user_prompt (HA < 2025.7), else the last user message of the chat log the tool runs in;
+    None outside any conversation (a script calling the API: its own command).
+    """
+    if isinstance(prompt := getattr(llm_context, "user_prompt", None), str):
+        return prompt
+    chat_log = current_chat_log.get()
+    if chat_log is None:
+        return None
+    for content in reversed(chat_log.content):
+        if isinstance(content, UserContent):
+            return content.content
+    return None
 
 
 async def async_provide_llm_data(

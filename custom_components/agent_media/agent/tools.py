@@ -150,7 +150,7 @@ async def async_tool_context(
         requester=await async_resolve_requester(hass, llm_context.context, llm_context.device_id),
         conversation_id=conversation_id,
         language=llm_context.language,
-        user_text=getattr(llm_context, "user_prompt", None),
+        user_text=compat.user_words(llm_context),
     )
 
 
