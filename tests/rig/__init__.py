@@ -1,16 +1,16 @@
 """The test rig: real qbittorrent-nox and loopback HTTP servers standing in for the outside services.
 
 Fixtures (defined in tests/conftest.py): ``qbittorrent``, ``llm_server``, ``tmdb_server``, ``knaben_server``,
-``torznab_server``, ``entry_data``, ``entry_options``, ``config_entry``, ``setup_integration``. Helpers to import:
-``from tests.rig.torrents import make_local_torrent``.
+``torznab_server``, ``entry_data``, ``entry_options``, ``config_entry``, ``setup_integration``.
+Helpers to import: ``from tests.rig.torrents import make_local_torrent``.
 """
 
 from .knaben_server import KnabenServer
 from .llm_server import ScriptedLLMServer
 from .qbittorrent import QBittorrentInstance
 from .tmdb_server import TMDBServer
-from .torznab_server import TorznabServer
 from .torrents import LocalTorrent, make_local_torrent
+from .torznab_server import TorznabServer
 
 __all__ = [
     "KnabenServer",
