@@ -2,13 +2,16 @@
 
 The indexer's capabilities (``t=caps``) decide which search is sent: ``t=movie`` by IMDb id when the film is
 known and the indexer takes it, ``t=tvsearch`` with season and episode, else ``t=search`` by text.
-XML is parsed with the standard library's expat, refusing any DTD, so no entity can be declared or expanded.
+XML is parsed with the standard library's expat, refusing any DTD, so no entity can be declared or expanded;
+parsing runs in the executor, since a large answer takes tens of milliseconds.
 """
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
+from functools import partial
 import itertools
 import re
 import time
@@ -359,7 +362,7 @@ class TorznabClient:
             raise InvalidResponseError(
                 self.name, f"answered with {answer.content_type or 'nothing'}, not XML"
             )
-        root = parse_xml(answer.body, self.name)
+        root = await asyncio.get_running_loop().run_in_executor(None, parse_xml, answer.body, self.name)
         # Jackett answers a bad key with HTTP 200 and an error document: the document says more.
         raise_for_torznab_error(root, self.name)
         raise_for_status(self.name, answer, has_credentials=True)
@@ -397,6 +400,8 @@ class TorznabClient:
         cache_key = tuple(sorted(params.items()))
         if (cached := self._cache.get(cache_key)) is not None:
             return list(cached)
-        results = parse_results(await self._async_get_xml(params, deadline), source=self.name, limit=limit)
+        root = await self._async_get_xml(params, deadline)
+        read = partial(parse_results, root, source=self.name, limit=limit)
+        results = await asyncio.get_running_loop().run_in_executor(None, read)
         self._cache.put(cache_key, tuple(results))
         return results
