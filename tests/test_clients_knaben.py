@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from datetime import UTC, datetime
 import json
 import socket
 from typing import TYPE_CHECKING, Any
@@ -10,7 +11,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from custom_components.agent_media.clients._http import NO_RETRY, RetryPolicy
+from custom_components.agent_media.clients._http import NO_RETRY, RetryPolicy, parse_retry_after
 from custom_components.agent_media.clients.errors import (
     CannotConnectError,
     InvalidResponseError,
@@ -435,3 +436,29 @@ async def test_cache_can_be_turned_off(hass: HomeAssistant, knaben_server: Knabe
     await client.async_search("Sintel")
     await client.async_search("Sintel")
     assert len(knaben_server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("30", 30.0),
+        (" 0 ", 0.0),
+        ("Wed, 21 Oct 2026 07:28:30 GMT", 30.0),  # an HTTP date, 30 s after "now"
+        ("Wed, 21 Oct 2026 07:27:00 GMT", 0.0),  # already past
+        ("-5", None),
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_parse_retry_after(header: str | None, seconds: float | None) -> None:
+    now = datetime(2026, 10, 21, 7, 28, tzinfo=UTC)
+    assert parse_retry_after(header, now=now) == seconds
+
+
+async def test_retry_after_as_a_date_is_honoured(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    sleep = RecordedSleep()
+    knaben_server.retry_after = "Thu, 01 Jan 1970 00:00:00 GMT"  # long past: no extra wait
+    knaben_server.fail_next("503")
+    assert await make_client(hass, knaben_server, retry=RetryPolicy(sleep=sleep)).async_search("Sintel")
+    assert sleep.waits == [0.5]

@@ -142,7 +142,7 @@ async def test_every_source_down(
     outcome = await sources.async_search("Sintel")
     assert outcome.results == []
     assert [(f.source, f.code) for f in outcome.failures] == [
-        ("knaben", "invalid_response"),
+        ("knaben", "bad_response"),
         ("Prowlarr", "invalid_auth"),
     ]
     assert outcome.failure_summary == (

@@ -116,10 +116,6 @@ class TTLCache[K: Hashable, V]:
         while len(self._entries) > self._max_entries:
             self._entries.popitem(last=False)
 
-    def __len__(self) -> int:
-        """Return how many entries are kept, expired ones included until they are looked up."""
-        return len(self._entries)
-
 
 def clip(value: Any, max_length: int) -> str | None:
     """Return outside text stripped and cut to ``max_length`` characters; None when empty or not text."""

@@ -59,7 +59,7 @@ class RateLimitedError(CannotConnectError):
 class InvalidResponseError(AgentMediaClientError):
     """The service answered with something we cannot read (HTML instead of JSON, bad shape)."""
 
-    code = "invalid_response"
+    code = "bad_response"  # the agent tools' word for it
 
 
 class ResponseTooLargeError(InvalidResponseError):

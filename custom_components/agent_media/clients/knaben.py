@@ -168,7 +168,7 @@ class KnabenClient:
         """Keep the session, where to reach Knaben and how politely."""
         self._session = session
         self._url = base_url.strip()
-        self.timeout = timeout
+        self._timeout = timeout
         self._retry = retry
         self._max_bytes = max_bytes
         self._cache: TTLCache[str, tuple[TorrentResult, ...]] = TTLCache(ttl=cache_ttl, clock=clock)
@@ -199,7 +199,7 @@ class KnabenClient:
             "POST",
             self._url,
             service=SERVICE,
-            deadline=deadline_in(self.timeout),
+            deadline=deadline_in(self._timeout),
             has_credentials=False,
             max_bytes=self._max_bytes,
             retry=self._retry,

@@ -332,10 +332,10 @@ class TorznabClient:
     ) -> None:
         """Keep the session, the endpoint (normalised to ``…/api``) and how politely to ask it."""
         self._session = session
-        self.url = normalize_api_url(url)
+        self._url = normalize_api_url(url)
         self._api_key = api_key.strip()
         self.name = clip(name, MAX_NAME_LENGTH) or DEFAULT_INDEXER_NAME
-        self.timeout = timeout
+        self._timeout = timeout
         self._retry = retry
         self._max_bytes = max_bytes
         self._caps: TorznabCapabilities | None = None
@@ -347,7 +347,7 @@ class TorznabClient:
         answer = await async_fetch(
             self._session,
             "GET",
-            self.url,
+            self._url,
             service=self.name,
             deadline=deadline,
             max_bytes=self._max_bytes,
@@ -371,7 +371,8 @@ class TorznabClient:
     async def async_caps(self, *, deadline: float | None = None) -> TorznabCapabilities:
         """Return the indexer's capabilities, asked once per client."""
         if self._caps is None:
-            root = await self._async_get_xml({"t": "caps"}, deadline or deadline_in(self.timeout))
+            deadline = deadline_in(self._timeout) if deadline is None else deadline
+            root = await self._async_get_xml({"t": "caps"}, deadline)
             self._caps = parse_caps(root, self.name)
         return self._caps
 
@@ -391,7 +392,7 @@ class TorznabClient:
         limit: int = MAX_RESULTS_PER_SOURCE,
     ) -> list[TorrentResult]:
         """Search with the best mode the indexer supports; live releases, most seeders first."""
-        deadline = deadline_in(self.timeout)
+        deadline = deadline_in(self._timeout)
         caps = await self.async_caps(deadline=deadline)
         limit = max(1, min(limit, MAX_RESULTS_PER_SOURCE))
         params = search_params(
