@@ -31,6 +31,7 @@ from .rig.knaben_server import KnabenServer
 from .rig.llm_server import ScriptedLLMServer
 from .rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
 from .rig.tmdb_server import TMDBServer
+from .rig.torznab_server import TorznabServer
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -72,6 +73,13 @@ async def tmdb_server(socket_enabled: None) -> AsyncIterator[TMDBServer]:
 async def knaben_server(socket_enabled: None) -> AsyncIterator[KnabenServer]:
     """A Knaben API look-alike."""
     async with KnabenServer() as server:
+        yield server
+
+
+@pytest.fixture
+async def torznab_server(socket_enabled: None) -> AsyncIterator[TorznabServer]:
+    """A Torznab (Jackett) look-alike."""
+    async with TorznabServer() as server:
         yield server
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from datetime import UTC, datetime
 import json
 import socket
 from typing import TYPE_CHECKING, Any
@@ -10,16 +11,21 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from custom_components.agent_media.clients._http import NO_RETRY, RetryPolicy, parse_retry_after
 from custom_components.agent_media.clients.errors import (
     CannotConnectError,
     InvalidResponseError,
     RateLimitedError,
     RequestRejectedError,
+    ResponseTooLargeError,
+    TimedOutError,
 )
 from custom_components.agent_media.clients.knaben import KnabenClient, TorrentResult, build_magnet, parse_hit
 from custom_components.agent_media.clients.qbittorrent import QBittorrentClient, info_hash_from_magnet
+from custom_components.agent_media.const import MAX_LINK_LENGTH, MAX_TITLE_LENGTH
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 
+from .rig._server import RecordedSleep
 from .rig.knaben_server import synthetic_hash
 
 if TYPE_CHECKING:
@@ -29,8 +35,20 @@ if TYPE_CHECKING:
     from .rig.qbittorrent import QBittorrentInstance
 
 
-def make_client(hass: HomeAssistant, server: KnabenServer, **kwargs: float) -> KnabenClient:
-    return KnabenClient(async_get_clientsession(hass), base_url=server.base_url, **kwargs)
+def make_client(
+    hass: HomeAssistant, server: KnabenServer, *, retry: RetryPolicy = NO_RETRY, **kwargs: Any
+) -> KnabenClient:
+    return KnabenClient(async_get_clientsession(hass), base_url=server.base_url, retry=retry, **kwargs)
+
+
+class Clock:
+    """A clock the test moves by hand, for the cache."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
 
 
 async def test_search_sends_the_recommended_body(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
@@ -90,6 +108,8 @@ async def test_search_parses_the_recorded_shapes(hass: HomeAssistant, knaben_ser
     assert web.torrent_url.endswith(".torrent")
     assert web.virus_score == 0.0
 
+    assert {r.source for r in results} == {"knaben"}
+    assert uhd.as_dict()["source"] == "knaben"
     assert next(r for r in results if ".CAM." in r.title).virus_score is None
     assert next(r for r in results if r.title.endswith("-FREE")).virus_score == 0.93
     json.dumps([r.as_dict() for r in results])  # JSON-safe
@@ -227,7 +247,7 @@ async def test_failures_are_mapped(
         await client.async_search("Sintel")
     assert type(caught.value) is error
     assert caught.value.service == "knaben"  # type: ignore[attr-defined]
-    assert await client.async_search("Sintel")  # one-off
+    assert await client.async_search("Sintel")  # one-off, and failures are not cached
 
 
 async def test_hits_not_a_list(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
@@ -240,9 +260,10 @@ async def test_hits_not_a_list(hass: HomeAssistant, knaben_server: KnabenServer)
 
 async def test_slow_server_times_out(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
     knaben_server.fail_next("slow")
-    with pytest.raises(CannotConnectError) as caught:
+    with pytest.raises(TimedOutError) as caught:
         await make_client(hass, knaben_server, timeout=0.3).async_search("Sintel")
     assert caught.value.detail == "timed out"
+    assert caught.value.code == "timed_out"
 
 
 async def test_unreachable_is_cannot_connect(hass: HomeAssistant, socket_enabled: None) -> None:
@@ -252,3 +273,192 @@ async def test_unreachable_is_cannot_connect(hass: HomeAssistant, socket_enabled
     client = KnabenClient(async_get_clientsession(hass), base_url=f"http://127.0.0.1:{port}/v1")
     with pytest.raises(CannotConnectError):
         await client.async_search("Sintel")
+
+
+# --- bounds on outside data ----------------------------------------------------------------------------
+
+
+async def test_long_fields_are_clipped_or_dropped(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    info_hash = synthetic_hash("long fields")
+    knaben_server.set_hits(
+        [
+            {
+                "title": "Sintel " + "very " * 2000 + "long",
+                "hash": info_hash,
+                "magnetUrl": f"magnet:?xt=urn:btih:{info_hash}&tr=" + "x" * MAX_LINK_LENGTH,
+                "link": "https://tracker.example.org/" + "y" * MAX_LINK_LENGTH,
+                "tracker": "Example " * 100,
+                "seeders": 3,
+                "bytes": "1e999",  # overflows to infinity: no size rather than a crash
+            }
+        ]
+    )
+    (result,) = await make_client(hass, knaben_server).async_search("Sintel")
+    assert len(result.title) == MAX_TITLE_LENGTH
+    assert result.title.startswith("Sintel very very")
+    assert result.title.endswith("…")
+    assert result.magnet is None  # too long to be a sane magnet: dropped, never cut
+    assert result.torrent_url is None
+    assert result.download_link == build_magnet(info_hash, result.title)
+    assert result.tracker is not None
+    assert len(result.tracker) <= 100
+    assert result.size == 0
+
+
+async def test_results_are_bounded_by_the_limit(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    knaben_server.set_hits(
+        [{"title": f"Sintel {n}", "hash": synthetic_hash(f"many {n}"), "seeders": 1} for n in range(400)]
+    )
+    client = make_client(hass, knaben_server)
+    assert len(await client.async_search("Sintel", limit=1000)) == 300
+    assert len(await client.async_search("Sintel", limit=7)) == 7
+
+
+@pytest.mark.parametrize("kind", ["huge", "huge_stream"])
+async def test_oversized_answer_is_refused(
+    hass: HomeAssistant, knaben_server: KnabenServer, kind: str
+) -> None:
+    knaben_server.fail_next(kind)  # 10 MB, with and without a Content-Length
+    client = make_client(hass, knaben_server)
+    with pytest.raises(ResponseTooLargeError) as caught:
+        await client.async_search("Sintel")
+    assert caught.value.detail == "answered with more than 2 MB"
+    assert caught.value.code == "too_large"
+    assert await client.async_search("Sintel")  # nothing was kept from it
+
+
+async def test_byte_cap_is_configurable(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    knaben_server.huge_bytes = 200_000
+    knaben_server.fail_next("huge_stream")
+    with pytest.raises(ResponseTooLargeError) as caught:
+        await make_client(hass, knaben_server, max_bytes=64 * 1024).async_search("Sintel")
+    assert caught.value.detail == "answered with more than 64 KB"
+
+
+# --- politeness: retries and the cache -----------------------------------------------------------------
+
+
+async def test_busy_server_is_asked_again_after_retry_after(
+    hass: HomeAssistant, knaben_server: KnabenServer
+) -> None:
+    sleep = RecordedSleep()
+    knaben_server.retry_after = "2"
+    knaben_server.fail_next("503", times=2)
+    results = await make_client(hass, knaben_server, retry=RetryPolicy(sleep=sleep)).async_search("Sintel")
+    assert results
+    assert len(knaben_server.requests) == 3
+    assert sleep.waits == [2.0, 2.0]  # Retry-After, longer than the doubling 0.5 s then 1 s
+
+
+async def test_server_errors_back_off_then_give_up(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    sleep = RecordedSleep()
+    knaben_server.fail_next("500", times=3)
+    client = make_client(hass, knaben_server, retry=RetryPolicy(sleep=sleep))
+    with pytest.raises(CannotConnectError) as caught:
+        await client.async_search("Sintel")
+    assert caught.value.detail == "server error (HTTP 500)"
+    assert len(knaben_server.requests) == 3  # bounded attempts
+    assert sleep.waits == [0.5, 1.0]  # doubling, no Retry-After on a 500
+
+
+async def test_rate_limit_keeps_what_the_server_asked(
+    hass: HomeAssistant, knaben_server: KnabenServer
+) -> None:
+    sleep = RecordedSleep()
+    knaben_server.fail_next("429", times=3)
+    with pytest.raises(RateLimitedError) as caught:
+        await make_client(hass, knaben_server, retry=RetryPolicy(sleep=sleep)).async_search("Sintel")
+    assert caught.value.retry_after == 1.0
+    assert sleep.waits == [1.0, 1.0]
+
+
+@pytest.mark.parametrize(
+    ("retry_after", "max_total_wait", "timeout", "waits"),
+    [
+        ("120", 5.0, 15.0, []),  # more than the policy waits in all: no retry
+        ("3", 5.0, 15.0, [3.0]),  # a second 3 s wait would pass 5 s in all
+        ("2", 5.0, 2.0, []),  # would pass the call's deadline
+    ],
+)
+async def test_waits_stay_within_the_policy_and_the_deadline(
+    hass: HomeAssistant,
+    knaben_server: KnabenServer,
+    retry_after: str,
+    max_total_wait: float,
+    timeout: float,
+    waits: list[float],
+) -> None:
+    sleep = RecordedSleep()
+    knaben_server.retry_after = retry_after
+    knaben_server.fail_next("429", times=3)
+    retry = RetryPolicy(max_total_wait=max_total_wait, sleep=sleep)
+    with pytest.raises(RateLimitedError) as caught:
+        await make_client(hass, knaben_server, retry=retry, timeout=timeout).async_search("Sintel")
+    assert f"retry after {retry_after} s" in caught.value.detail
+    assert sleep.waits == waits
+    assert len(knaben_server.requests) == len(waits) + 1
+
+
+async def test_client_errors_are_not_retried(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    sleep = RecordedSleep()
+    knaben_server.fail_next("403")
+    with pytest.raises(RequestRejectedError):
+        await make_client(hass, knaben_server, retry=RetryPolicy(sleep=sleep)).async_search("Sintel")
+    assert len(knaben_server.requests) == 1
+    assert sleep.waits == []
+
+
+async def test_retry_really_waits(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    knaben_server.fail_next("500")
+    client = make_client(hass, knaben_server, retry=RetryPolicy(first_delay=0.01))  # asyncio.sleep
+    assert await client.async_search("Sintel")
+    assert len(knaben_server.requests) == 2
+
+
+async def test_same_search_is_answered_from_the_cache(
+    hass: HomeAssistant, knaben_server: KnabenServer
+) -> None:
+    clock = Clock()
+    client = make_client(hass, knaben_server, clock=clock)
+    first = await client.async_search("Sintel 2010", media_type="movie")
+    clock.now += 599
+    assert await client.async_search("Sintel 2010", media_type="movie") == first
+    assert len(knaben_server.requests) == 1
+    await client.async_search("Sintel 2010")  # another search: another body
+    assert len(knaben_server.requests) == 2
+    clock.now += 2  # ten minutes after the first
+    await client.async_search("Sintel 2010", media_type="movie")
+    assert len(knaben_server.requests) == 3
+
+
+async def test_cache_can_be_turned_off(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    client = make_client(hass, knaben_server, cache_ttl=0)
+    await client.async_search("Sintel")
+    await client.async_search("Sintel")
+    assert len(knaben_server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("header", "seconds"),
+    [
+        ("30", 30.0),
+        (" 0 ", 0.0),
+        ("Wed, 21 Oct 2026 07:28:30 GMT", 30.0),  # an HTTP date, 30 s after "now"
+        ("Wed, 21 Oct 2026 07:27:00 GMT", 0.0),  # already past
+        ("-5", None),
+        ("soon", None),
+        ("", None),
+        (None, None),
+    ],
+)
+def test_parse_retry_after(header: str | None, seconds: float | None) -> None:
+    now = datetime(2026, 10, 21, 7, 28, tzinfo=UTC)
+    assert parse_retry_after(header, now=now) == seconds
+
+
+async def test_retry_after_as_a_date_is_honoured(hass: HomeAssistant, knaben_server: KnabenServer) -> None:
+    sleep = RecordedSleep()
+    knaben_server.retry_after = "Thu, 01 Jan 1970 00:00:00 GMT"  # long past: no extra wait
+    knaben_server.fail_next("503")
+    assert await make_client(hass, knaben_server, retry=RetryPolicy(sleep=sleep)).async_search("Sintel")
+    assert sleep.waits == [0.5]

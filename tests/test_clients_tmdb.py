@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from custom_components.agent_media.clients._http import NO_RETRY, RetryPolicy
 from custom_components.agent_media.clients.errors import (
     CannotConnectError,
     InvalidAuthError,
     InvalidResponseError,
     RateLimitedError,
+    ResponseTooLargeError,
 )
-from custom_components.agent_media.clients.tmdb import MediaMatch, TMDBClient, is_read_access_token
+from custom_components.agent_media.clients.tmdb import (
+    MediaMatch,
+    TMDBClient,
+    is_read_access_token,
+    tmdb_language,
+)
+from custom_components.agent_media.const import MAX_TITLE_LENGTH, MAX_TMDB_RESULTS
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
+
+from .rig._server import RecordedSleep
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -24,12 +34,18 @@ if TYPE_CHECKING:
 
 
 def make_client(
-    hass: HomeAssistant, server: TMDBServer, key: str | None = None, **kwargs: float
+    hass: HomeAssistant,
+    server: TMDBServer,
+    key: str | None = None,
+    *,
+    retry: RetryPolicy = NO_RETRY,
+    **kwargs: Any,
 ) -> TMDBClient:
     return TMDBClient(
         async_get_clientsession(hass),
         server.api_key if key is None else key,
         base_url=server.base_url,
+        retry=retry,
         **kwargs,
     )
 
@@ -240,3 +256,120 @@ async def test_unreachable_is_cannot_connect(hass: HomeAssistant, socket_enabled
     client = TMDBClient(async_get_clientsession(hass), "0" * 32, base_url=f"http://127.0.0.1:{port}/3")
     with pytest.raises(CannotConnectError):
         await client.async_validate()
+
+
+# --- language ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [
+        ("fr", "fr"),
+        ("pt-BR", "pt-BR"),
+        ("en_us", "en-US"),
+        ("zh-Hans", "zh"),
+        ("DE", "de"),
+        ("", None),
+        (None, None),
+        ("french", None),
+    ],
+)
+def test_tmdb_language(language: str | None, expected: str | None) -> None:
+    assert tmdb_language(language) == expected
+
+
+async def test_identify_in_the_users_language(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    match = await make_client(hass, tmdb_server).async_identify(
+        "Night of the Living Dead", year=1968, media_type="movie", language="fr"
+    )
+    assert match is not None
+    # Spoken in French; the original title is what release names carry.
+    assert (match.title, match.original_title) == ("La Nuit des morts-vivants", "Night of the Living Dead")
+    assert match.imdb_id == "tt0063350"
+    search = next(r for r in tmdb_server.requests if r["path"] == "/3/search/movie")
+    assert search["query"]["language"] == "fr"
+
+
+async def test_identify_by_a_translated_title(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    match = await make_client(hass, tmdb_server).async_identify("La nuit des morts vivants", language="fr-FR")
+    assert match is not None
+    assert (match.tmdb_id, match.title, match.original_title) == (
+        10331,
+        "La Nuit des morts-vivants",
+        "Night of the Living Dead",
+    )
+    assert tmdb_server.requests[0]["query"]["language"] == "fr-FR"
+
+
+async def test_no_language_sends_none(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    match = await make_client(hass, tmdb_server).async_identify(
+        "Night of the Living Dead", language="klingon"
+    )
+    assert match is not None
+    assert match.title == "Night of the Living Dead"
+    assert "language" not in tmdb_server.requests[0]["query"]
+
+
+# --- bounds, retries and the cache ----------------------------------------------------------------------
+
+
+async def test_results_and_titles_are_bounded(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    for n in range(MAX_TMDB_RESULTS + 10):
+        tmdb_server.add_result("movie", 980000 + n, f"Sintel Fan Film {n}", "2011-01-01")  # synthetic
+    matches = await make_client(hass, tmdb_server).async_search("Sintel", media_type="movie")
+    assert len(matches) == MAX_TMDB_RESULTS
+    tmdb_server.add_result("movie", 979998, "Tears " + "long " * 500, "2011-01-01", original="x" * 5000)
+    (long_one,) = await make_client(hass, tmdb_server).async_search("Tears long", media_type="movie")
+    assert len(long_one.title) == MAX_TITLE_LENGTH
+    assert len(long_one.original_title) == MAX_TITLE_LENGTH
+
+
+async def test_imdb_id_must_look_like_one(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    tmdb_server.add_result("movie", 990004, "Elephants Dream Redux", "2007-01-01", imdb_id="<script>")
+    match = await make_client(hass, tmdb_server).async_identify("Elephants Dream Redux", media_type="movie")
+    assert match is not None
+    assert match.imdb_id is None
+
+
+async def test_oversized_answer_is_refused(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    tmdb_server.fail_next("huge")
+    with pytest.raises(ResponseTooLargeError):
+        await make_client(hass, tmdb_server).async_search("Sintel")
+
+
+async def test_rate_limit_is_retried_after_retry_after(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    sleep = RecordedSleep()
+    tmdb_server.fail_next("429", times=2)
+    match = await make_client(hass, tmdb_server, retry=RetryPolicy(sleep=sleep)).async_identify("Sintel")
+    assert match is not None
+    assert match.imdb_id == "tt1727587"
+    assert sleep.waits == [1.0, 1.0]
+    assert [r["path"] for r in tmdb_server.requests] == ["/3/search/multi"] * 3 + [
+        "/3/movie/45745/external_ids"
+    ]
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 50.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def test_identify_is_answered_from_the_cache(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+    clock = Clock()
+    client = make_client(hass, tmdb_server, clock=clock)
+    first = await client.async_identify("Night of the Living Dead", media_type="movie")
+    assert first is not None
+    assert len(tmdb_server.requests) == 2  # search, external ids
+    assert await client.async_identify("Night of the Living Dead", media_type="movie") == first
+    assert len(tmdb_server.requests) == 2
+    # Another language is another search, but the IMDb id is known already.
+    french = await client.async_identify("Night of the Living Dead", media_type="movie", language="fr")
+    assert french is not None
+    assert (french.title, french.imdb_id) == ("La Nuit des morts-vivants", first.imdb_id)
+    assert len(tmdb_server.requests) == 3
+    clock.now += 600
+    await client.async_identify("Night of the Living Dead", media_type="movie")
+    assert len(tmdb_server.requests) == 5

@@ -9,7 +9,11 @@ from unittest.mock import patch
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.agent_media.config_flow import AgentMediaConfigFlow, TorznabIndexerFlow
 from custom_components.agent_media.const import (
+    CONF_INDEXER_API_KEY,
+    CONF_INDEXER_TIMEOUT,
+    CONF_INDEXER_URL,
     CONF_KNABEN_URL,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
@@ -23,9 +27,13 @@ from custom_components.agent_media.const import (
     DOMAIN,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
+    SUBENTRY_INDEXER,
 )
 from homeassistant import config_entries
+from homeassistant.const import CONF_NAME
 from homeassistant.data_entry_flow import FlowResultType
+
+from .rig.torznab_server import TorznabServer
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -374,3 +382,207 @@ async def test_options_flow(hass: HomeAssistant, setup_integration: MockConfigEn
     assert entry.options["max_tool_iterations"] == 4
     assert entry.options["preferred_resolution"] == "2160p"
     assert entry.options["prompt"] == "Answer like a cinema usher."
+
+
+# --- Torznab indexers (config subentries) ---------------------------------------------------------------
+
+
+@pytest.fixture
+def bare_entry(hass: HomeAssistant) -> MockConfigEntry:
+    """An entry that is not set up: subentry flows need only its existence."""
+    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data={})
+    entry.add_to_hass(hass)
+    return entry
+
+
+def indexer_input(server: TorznabServer, **overrides: Any) -> dict[str, Any]:
+    return {
+        CONF_INDEXER_URL: server.base_url,
+        CONF_INDEXER_API_KEY: server.api_key,
+        CONF_INDEXER_TIMEOUT: 10,
+    } | overrides
+
+
+async def _start_indexer_flow(hass: HomeAssistant, entry: MockConfigEntry) -> str:
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_INDEXER), context={"source": config_entries.SOURCE_USER}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["step_id"] == "user"
+    return result["flow_id"]
+
+
+async def _configure_indexer(hass: HomeAssistant, flow_id: str, user_input: dict[str, Any]) -> Any:
+    return await hass.config_entries.subentries.async_configure(flow_id, user_input)
+
+
+def test_indexers_are_a_subentry_type(bare_entry: MockConfigEntry) -> None:
+    assert AgentMediaConfigFlow.async_get_supported_subentry_types(bare_entry) == {
+        SUBENTRY_INDEXER: TorznabIndexerFlow
+    }
+
+
+async def test_add_indexer(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    flow_id = await _start_indexer_flow(hass, bare_entry)
+    result = await _configure_indexer(
+        hass, flow_id, indexer_input(torznab_server, **{CONF_NAME: " My Jackett "})
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    (subentry,) = bare_entry.subentries.values()
+    assert subentry.subentry_type == SUBENTRY_INDEXER
+    assert subentry.title == "My Jackett"
+    assert dict(subentry.data) == {
+        CONF_INDEXER_URL: torznab_server.base_url + "api",  # the Torznab endpoint itself
+        CONF_INDEXER_API_KEY: torznab_server.api_key,
+        CONF_INDEXER_TIMEOUT: 10,
+    }
+    assert subentry.unique_id == subentry.data[CONF_INDEXER_URL]
+    assert [request["t"] for request in torznab_server.requests] == ["caps"]
+
+
+async def test_indexer_without_a_name_takes_the_servers(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    torznab_server.title = "Prowlarr"
+    flow_id = await _start_indexer_flow(hass, bare_entry)
+    await _configure_indexer(hass, flow_id, indexer_input(torznab_server))
+    assert [subentry.title for subentry in bare_entry.subentries.values()] == ["Prowlarr"]
+
+
+@pytest.mark.parametrize(
+    ("change", "errors"),
+    [
+        ({CONF_INDEXER_API_KEY: "0" * 32}, {CONF_INDEXER_API_KEY: "invalid_auth"}),
+        ({CONF_INDEXER_URL: "not a url"}, {CONF_INDEXER_URL: "invalid_url"}),
+        ({CONF_INDEXER_URL: "ftp://jackett/torznab"}, {CONF_INDEXER_URL: "invalid_url"}),
+    ],
+)
+async def test_indexer_input_errors_recover(
+    hass: HomeAssistant,
+    bare_entry: MockConfigEntry,
+    torznab_server: TorznabServer,
+    change: dict[str, Any],
+    errors: dict[str, str],
+) -> None:
+    flow_id = await _start_indexer_flow(hass, bare_entry)
+    result = await _configure_indexer(hass, flow_id, indexer_input(torznab_server, **change))
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == errors
+    result = await _configure_indexer(hass, result["flow_id"], indexer_input(torznab_server))
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+
+
+@pytest.mark.parametrize(("fault", "error"), [("html", "invalid_response"), ("500", "cannot_connect")])
+async def test_indexer_service_errors_recover(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer, fault: str, error: str
+) -> None:
+    flow_id = await _start_indexer_flow(hass, bare_entry)
+    torznab_server.fail_next(fault)  # no retry in the form: it reports what the indexer answers now
+    result = await _configure_indexer(hass, flow_id, indexer_input(torznab_server))
+    assert result["errors"] == {CONF_INDEXER_URL: error}
+    result = await _configure_indexer(hass, flow_id, indexer_input(torznab_server))
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+
+
+async def test_unreachable_indexer(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    flow_id = await _start_indexer_flow(hass, bare_entry)
+    unreachable = closed_port_url()
+    result = await _configure_indexer(hass, flow_id, indexer_input(torznab_server, url=unreachable))
+    assert result["errors"] == {CONF_INDEXER_URL: "cannot_connect"}
+    # The form comes back with what was typed, except the API key.
+    shown = {str(key): key.description for key in result["data_schema"].schema}
+    assert shown[CONF_INDEXER_URL] == {"suggested_value": unreachable}
+    assert not (shown[CONF_INDEXER_API_KEY] or {}).get("suggested_value")
+
+
+async def test_same_indexer_twice_aborts(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    await _configure_indexer(hass, await _start_indexer_flow(hass, bare_entry), indexer_input(torznab_server))
+    flow_id = await _start_indexer_flow(hass, bare_entry)
+    # The same endpoint written another way (with /api) is the same indexer.
+    result = await _configure_indexer(
+        hass, flow_id, indexer_input(torznab_server, url=torznab_server.base_url + "api")
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "already_configured"
+    assert len(bare_entry.subentries) == 1
+
+
+async def test_reconfigure_indexer_keeps_the_key(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    await _configure_indexer(hass, await _start_indexer_flow(hass, bare_entry), indexer_input(torznab_server))
+    (subentry,) = bare_entry.subentries.values()
+    result = await hass.config_entries.subentries.async_init(
+        (bare_entry.entry_id, SUBENTRY_INDEXER),
+        context={"source": config_entries.SOURCE_RECONFIGURE, "subentry_id": subentry.subentry_id},
+    )
+    assert result["step_id"] == "reconfigure"
+    shown = {str(key): key.description for key in result["data_schema"].schema}
+    assert shown[CONF_NAME] == {"suggested_value": "Jackett"}
+    assert shown[CONF_INDEXER_URL] == {"suggested_value": subentry.data[CONF_INDEXER_URL]}
+    assert not (shown[CONF_INDEXER_API_KEY] or {}).get("suggested_value")  # the secret is not shown
+
+    result = await _configure_indexer(
+        hass,
+        result["flow_id"],
+        {CONF_NAME: "Jackett at home", CONF_INDEXER_URL: torznab_server.base_url, CONF_INDEXER_TIMEOUT: 30},
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    (changed,) = bare_entry.subentries.values()
+    assert changed.title == "Jackett at home"
+    assert changed.data[CONF_INDEXER_API_KEY] == torznab_server.api_key
+    assert changed.data[CONF_INDEXER_TIMEOUT] == 30
+    assert torznab_server.requests[-1] == {"t": "caps", "apikey": torznab_server.api_key}
+
+
+async def test_reconfigure_indexer_checks_a_new_key(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    await _configure_indexer(hass, await _start_indexer_flow(hass, bare_entry), indexer_input(torznab_server))
+    (subentry,) = bare_entry.subentries.values()
+    result = await hass.config_entries.subentries.async_init(
+        (bare_entry.entry_id, SUBENTRY_INDEXER),
+        context={"source": config_entries.SOURCE_RECONFIGURE, "subentry_id": subentry.subentry_id},
+    )
+    result = await _configure_indexer(
+        hass, result["flow_id"], indexer_input(torznab_server, api_key="f" * 32)
+    )
+    assert result["errors"] == {CONF_INDEXER_API_KEY: "invalid_auth"}
+    assert bare_entry.subentries[subentry.subentry_id].data[CONF_INDEXER_API_KEY] == torznab_server.api_key
+
+
+async def test_reconfigure_onto_another_indexer_aborts(
+    hass: HomeAssistant, bare_entry: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    async with TorznabServer(title="Prowlarr", indexer="2") as second:
+        for server in (torznab_server, second):
+            await _configure_indexer(hass, await _start_indexer_flow(hass, bare_entry), indexer_input(server))
+        first = next(sub for sub in bare_entry.subentries.values() if sub.title == "Jackett")
+        result = await hass.config_entries.subentries.async_init(
+            (bare_entry.entry_id, SUBENTRY_INDEXER),
+            context={"source": config_entries.SOURCE_RECONFIGURE, "subentry_id": first.subentry_id},
+        )
+        result = await _configure_indexer(hass, result["flow_id"], indexer_input(second))
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "already_configured"
+    assert bare_entry.subentries[first.subentry_id].data[CONF_INDEXER_URL].startswith(torznab_server.base_url)
+
+
+async def test_adding_an_indexer_reloads_a_loaded_entry(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, torznab_server: TorznabServer
+) -> None:
+    before = setup_integration.runtime_data
+    flow_id = await _start_indexer_flow(hass, setup_integration)
+    result = await _configure_indexer(hass, flow_id, indexer_input(torznab_server))
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+    assert setup_integration.state is config_entries.ConfigEntryState.LOADED
+    assert setup_integration.runtime_data is not before  # set up again, with the indexer
+    assert len(setup_integration.subentries) == 1

@@ -158,7 +158,7 @@ async def test_search_without_usable_results_keeps_the_last_search(
 async def test_search_failure_is_a_service_error(
     hass: HomeAssistant, setup_integration: MockConfigEntry, knaben_server: KnabenServer
 ) -> None:
-    knaben_server.fail_next("500")
+    knaben_server.fail_next("500", times=3)  # every attempt
     with pytest.raises(HomeAssistantError) as err:
         await call(hass, "search", {"query": "Sintel"}, return_response=True)
     assert not isinstance(err.value, ServiceValidationError)

@@ -1,4 +1,4 @@
-"""Config flow for Agent Media: LLM → qBittorrent → TMDB, then options, reauth and reconfigure."""
+"""Config flow for Agent Media: LLM → qBittorrent → TMDB, then options, reauth, reconfigure, indexers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,14 @@ from typing import TYPE_CHECKING, Any
 import voluptuous as vol
 from yarl import URL
 
-from homeassistant.config_entries import ConfigFlow, ConfigFlowResult, OptionsFlow
+from homeassistant.config_entries import (
+    ConfigFlow,
+    ConfigFlowResult,
+    ConfigSubentryFlow,
+    OptionsFlow,
+    SubentryFlowResult,
+)
+from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
@@ -25,13 +32,18 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 
+from .clients._http import NO_RETRY
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient, normalize_url as url_with_scheme
 from .clients.tmdb import TMDBClient
+from .clients.torznab import TorznabClient, normalize_api_url
 from .const import (
     CODEC_CHOICES,
     CONF_ALLOW_NON_ADMIN_SETTINGS,
+    CONF_INDEXER_API_KEY,
+    CONF_INDEXER_TIMEOUT,
+    CONF_INDEXER_URL,
     CONF_KNABEN_URL,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
@@ -53,6 +65,8 @@ from .const import (
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
+    DEFAULT_INDEXER_NAME,
+    DEFAULT_INDEXER_TIMEOUT,
     DEFAULT_KNABEN_URL,
     DEFAULT_MAX_HISTORY_MESSAGES,
     DEFAULT_MAX_SIZE_GB,
@@ -64,10 +78,12 @@ from .const import (
     DEFAULT_TEMPERATURE,
     DEFAULT_TMDB_URL,
     DOMAIN,
+    INDEXER_TIMEOUT_RANGE,
     LLM_PROVIDER_CUSTOM,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
     LOGGER,
+    SUBENTRY_INDEXER,
 )
 
 if TYPE_CHECKING:
@@ -162,9 +178,12 @@ async def async_validate_qbittorrent(data: Mapping[str, Any]) -> Errors:
 
 
 async def async_validate_tmdb(hass: HomeAssistant, api_key: str, base_url: str) -> Errors:
-    """Check the TMDB key (v3 key or read-access token) against the configured TMDB URL."""
+    """Check the TMDB key (v3 key or read-access token) against the configured TMDB URL.
+
+    Without retries: the form reports at once what the service answers now.
+    """
     errors: Errors = {}
-    client = TMDBClient(async_get_clientsession(hass), api_key, base_url=base_url)
+    client = TMDBClient(async_get_clientsession(hass), api_key, base_url=base_url, retry=NO_RETRY)
     await _async_check(CONF_TMDB_URL, errors, client.async_validate(), CONF_TMDB_API_KEY)
     return errors
 
@@ -262,6 +281,15 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
     def async_get_options_flow(config_entry: AgentMediaConfigEntry) -> AgentMediaOptionsFlow:  # noqa: ARG004
         """Return the options flow."""
         return AgentMediaOptionsFlow()
+
+    @classmethod
+    @callback
+    def async_get_supported_subentry_types(
+        cls,
+        config_entry: AgentMediaConfigEntry,  # noqa: ARG003
+    ) -> dict[str, type[ConfigSubentryFlow]]:
+        """Torznab indexers are subentries: any number, each added, changed or removed on its own."""
+        return {SUBENTRY_INDEXER: TorznabIndexerFlow}
 
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Choose the LLM provider and check it answers."""
@@ -466,3 +494,116 @@ class AgentMediaOptionsFlow(OptionsFlow):
             }
         )
         return self.async_show_form(step_id="init", data_schema=schema, errors=errors)
+
+
+def _indexer_schema(*, key_required: bool) -> vol.Schema:
+    low, high = INDEXER_TIMEOUT_RANGE
+    return vol.Schema(
+        {
+            vol.Optional(CONF_NAME): TextSelector(),
+            vol.Required(CONF_INDEXER_URL): URL_SELECTOR,
+            (vol.Required if key_required else vol.Optional)(CONF_INDEXER_API_KEY): PASSWORD,
+            vol.Required(CONF_INDEXER_TIMEOUT, default=DEFAULT_INDEXER_TIMEOUT): vol.All(
+                NumberSelector(
+                    NumberSelectorConfig(
+                        min=low, max=high, unit_of_measurement="s", mode=NumberSelectorMode.BOX
+                    )
+                ),
+                vol.Coerce(int),
+            ),
+        }
+    )
+
+
+class TorznabIndexerFlow(ConfigSubentryFlow):
+    """Add or change a Torznab indexer (Jackett, Prowlarr…), searched together with Knaben.
+
+    The indexer is checked with a caps request, which also proves the API key (Jackett and Prowlarr ask
+    for it there too). Its subentry's title is its name; the URL, normalised to ``…/api``, is its unique id.
+    """
+
+    async def async_step_user(self, user_input: dict[str, Any] | None = None) -> SubentryFlowResult:
+        """Ask for the indexer's Torznab URL, API key, name and timeout."""
+        errors: Errors = {}
+        if user_input is not None:
+            data = self._indexer_data(user_input, user_input.get(CONF_INDEXER_API_KEY, ""), errors)
+            if not errors and self._is_configured(data[CONF_INDEXER_URL]):
+                return self.async_abort(reason="already_configured")
+            title = await self._async_validated_title(data, user_input.get(CONF_NAME), errors)
+            if not errors:
+                return self.async_create_entry(title=title, data=data, unique_id=data[CONF_INDEXER_URL])
+        return self.async_show_form(
+            step_id="user",
+            data_schema=self.add_suggested_values_to_schema(
+                _indexer_schema(key_required=True), _without_secret(user_input)
+            ),
+            errors=errors,
+        )
+
+    async def async_step_reconfigure(self, user_input: dict[str, Any] | None = None) -> SubentryFlowResult:
+        """Change the indexer; an empty API key keeps the current one."""
+        subentry = self._get_reconfigure_subentry()
+        errors: Errors = {}
+        if user_input is not None:
+            api_key = user_input.get(CONF_INDEXER_API_KEY) or subentry.data[CONF_INDEXER_API_KEY]
+            data = self._indexer_data(user_input, api_key, errors)
+            if not errors and self._is_configured(data[CONF_INDEXER_URL], subentry.subentry_id):
+                return self.async_abort(reason="already_configured")
+            title = await self._async_validated_title(data, user_input.get(CONF_NAME), errors)
+            if not errors:
+                return self.async_update_and_abort(
+                    self._get_entry(), subentry, title=title, data=data, unique_id=data[CONF_INDEXER_URL]
+                )
+        current = {
+            CONF_NAME: subentry.title,
+            CONF_INDEXER_URL: subentry.data[CONF_INDEXER_URL],
+            CONF_INDEXER_TIMEOUT: subentry.data[CONF_INDEXER_TIMEOUT],
+        }
+        return self.async_show_form(
+            step_id="reconfigure",
+            data_schema=self.add_suggested_values_to_schema(
+                _indexer_schema(key_required=False), current | _without_secret(user_input)
+            ),
+            errors=errors,
+        )
+
+    @staticmethod
+    def _indexer_data(user_input: Mapping[str, Any], api_key: str, errors: Errors) -> dict[str, Any]:
+        """Return the subentry's data with the URL normalised to the Torznab endpoint, or record errors."""
+        data = {
+            CONF_INDEXER_URL: user_input[CONF_INDEXER_URL],
+            CONF_INDEXER_API_KEY: api_key.strip(),
+            CONF_INDEXER_TIMEOUT: user_input[CONF_INDEXER_TIMEOUT],
+        }
+        _normalize_urls(data, (CONF_INDEXER_URL,), errors)
+        if not errors:
+            data[CONF_INDEXER_URL] = normalize_api_url(data[CONF_INDEXER_URL])
+        return data
+
+    def _is_configured(self, url: str, except_id: str | None = None) -> bool:
+        return any(
+            subentry.unique_id == url and subentry.subentry_id != except_id
+            for subentry in self._get_entry().subentries.values()
+        )
+
+    async def _async_validated_title(self, data: Mapping[str, Any], name: str | None, errors: Errors) -> str:
+        """Ask the indexer for its caps; return the name to show (the one given, else the server's title)."""
+        if errors:
+            return ""
+        client = TorznabClient(
+            async_get_clientsession(self.hass),
+            data[CONF_INDEXER_URL],
+            data[CONF_INDEXER_API_KEY],
+            timeout=data[CONF_INDEXER_TIMEOUT],
+            retry=NO_RETRY,
+        )
+        await _async_check(CONF_INDEXER_URL, errors, client.async_validate(), CONF_INDEXER_API_KEY)
+        if errors:
+            return ""
+        caps = await client.async_caps()  # kept by the client: no second request
+        return (name or "").strip() or caps.server or DEFAULT_INDEXER_NAME
+
+
+def _without_secret(user_input: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Return what the form shows again after an error: everything but the API key."""
+    return {key: value for key, value in (user_input or {}).items() if key != CONF_INDEXER_API_KEY}

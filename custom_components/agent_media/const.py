@@ -93,3 +93,31 @@ DEFAULT_ORGANIZE_LIBRARY: Final = False
 NO_PREFERENCE: Final = "any"
 CODEC_CHOICES: Final = ("any", "x265", "x264", "av1")
 RESOLUTION_CHOICES: Final = (NO_PREFERENCE, *RESOLUTIONS)
+
+# Search sources: Torznab indexers (Jackett, Prowlarr…) as config subentries next to Knaben.
+SUBENTRY_INDEXER: Final = "indexer"
+CONF_INDEXER_URL: Final = "url"
+CONF_INDEXER_API_KEY: Final = "api_key"
+CONF_INDEXER_TIMEOUT: Final = "timeout"  # seconds; the subentry's title is the indexer's name
+DEFAULT_INDEXER_NAME: Final = "Jackett"
+DEFAULT_INDEXER_TIMEOUT: Final = 15
+INDEXER_TIMEOUT_RANGE: Final = (3, 60)
+
+# Politeness towards the search services: bounded retries on 429/5xx, and a short cache of answers.
+RETRY_ATTEMPTS: Final = 3
+RETRY_FIRST_DELAY: Final = 0.5  # seconds, doubled at each attempt unless Retry-After asks for more
+RETRY_MAX_TOTAL_WAIT: Final = 5.0  # seconds spent waiting between the attempts of one call, at most
+SEARCH_CACHE_TTL: Final = 600.0  # seconds: the same search within 10 minutes is answered from memory
+SEARCH_CACHE_SIZE: Final = 32  # searches remembered per service
+
+# Bounds on outside data: a huge answer is refused, never passed on to the model or the Store.
+MAX_RESPONSE_BYTES: Final = 2 * 1024 * 1024  # a JSON answer from Knaben or TMDB
+MAX_TORZNAB_RESPONSE_BYTES: Final = 4 * 1024 * 1024  # Torznab XML is wordier
+MAX_TORZNAB_ITEMS: Final = 1000  # items read from one Torznab answer, before keeping the best
+DEFAULT_SEARCH_LIMIT: Final = 50  # releases asked of each source
+MAX_RESULTS_PER_SOURCE: Final = 100  # releases kept from one Torznab search
+MAX_MERGED_RESULTS: Final = 300  # releases kept from all sources together
+MAX_TMDB_RESULTS: Final = 20  # one TMDB page
+MAX_TITLE_LENGTH: Final = 300  # release names, film and show titles
+MAX_NAME_LENGTH: Final = 100  # tracker and indexer names
+MAX_LINK_LENGTH: Final = 4096  # magnets and .torrent URLs; longer ones are dropped, never cut

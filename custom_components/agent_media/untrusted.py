@@ -12,9 +12,11 @@ import math
 import re
 from typing import Any, Final
 
+from .const import MAX_TITLE_LENGTH
+
 # Lengths (characters) that outside text is clipped to before it is kept or shown to the model.
 MAX_TITLE: Final = 200
-MAX_NAME: Final = 300  # torrent and file names
+MAX_NAME: Final = MAX_TITLE_LENGTH  # torrent and file names, as the clients clip them
 MAX_PATH: Final = 4096  # bytes, as the kernel's PATH_MAX
 MAX_PATH_COMPONENT: Final = 255  # bytes, as NAME_MAX
 MAX_MESSAGE: Final = 2000

@@ -1,8 +1,8 @@
 """The test rig: real qbittorrent-nox and loopback HTTP servers standing in for the outside services.
 
 Fixtures (defined in tests/conftest.py): ``qbittorrent``, ``llm_server``, ``tmdb_server``, ``knaben_server``,
-``entry_data``, ``entry_options``, ``config_entry``, ``setup_integration``. Helpers to import:
-``from tests.rig.torrents import make_local_torrent``.
+``torznab_server``, ``entry_data``, ``entry_options``, ``config_entry``, ``setup_integration``.
+Helpers to import: ``from tests.rig.torrents import make_local_torrent``.
 """
 
 from .knaben_server import KnabenServer
@@ -10,6 +10,7 @@ from .llm_server import ScriptedLLMServer
 from .qbittorrent import QBittorrentInstance
 from .tmdb_server import TMDBServer
 from .torrents import LocalTorrent, make_local_torrent
+from .torznab_server import TorznabServer
 
 __all__ = [
     "KnabenServer",
@@ -17,5 +18,6 @@ __all__ = [
     "QBittorrentInstance",
     "ScriptedLLMServer",
     "TMDBServer",
+    "TorznabServer",
     "make_local_torrent",
 ]

@@ -5,11 +5,16 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from typing import Any, Self
+from typing import TYPE_CHECKING, Any, Self
 
 from aiohttp import web
 
-FAILURE_KINDS = frozenset({"html", "500", "401", "403", "429", "slow", "bad_shape"})
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+FAILURE_KINDS = frozenset(
+    {"html", "500", "503", "401", "403", "429", "slow", "bad_shape", "huge", "huge_stream"}
+)
 HTML_PAGE = (
     "<!DOCTYPE html><html><head><title>Maintenance</title></head><body>Down for maintenance</body></html>"
 )
@@ -22,6 +27,10 @@ class LoopbackServer:
         self.app = web.Application()
         self.port = 0
         self.slow_seconds = 60.0  # "slow" answers after this long, or at shutdown, whichever comes first
+        self.retry_after: str | None = "1"  # the Retry-After header of scripted 429 and 503 answers
+        self.huge_bytes = (
+            10 * 1024 * 1024
+        )  # the size of "huge" answers (declared) and "huge_stream" (chunked)
         self._failures: list[str] = []
         self._runner: web.AppRunner | None = None
         self._closing = asyncio.Event()
@@ -61,11 +70,15 @@ class LoopbackServer:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._closing.wait(), seconds)
 
-    def fail_next(self, kind: str) -> None:
-        """Make the next request fail: html, 500, 401, 403, 429, slow or bad_shape (calls queue up)."""
+    def fail_next(self, kind: str, times: int = 1) -> None:
+        """Make the next ``times`` requests fail (calls queue up).
+
+        Kinds: html, 500, 503, 401, 403, 429, slow, bad_shape, huge (a body of ``huge_bytes`` with its
+        Content-Length) or huge_stream (the same, chunked, with no length).
+        """
         if kind not in FAILURE_KINDS:
             raise ValueError(f"unknown failure kind {kind!r}; use one of {sorted(FAILURE_KINDS)}")
-        self._failures.append(kind)
+        self._failures.extend([kind] * times)
 
     async def scripted_failure(self) -> web.StreamResponse | None:
         """Return the failure response queued for this request, or None to answer normally."""
@@ -75,20 +88,45 @@ class LoopbackServer:
         if kind == "slow":
             await self.wait(self.slow_seconds)
             return None
-        if kind == "html":
-            return web.Response(text=HTML_PAGE, content_type="text/html")
-        if kind == "bad_shape":
-            return json_response(["not", "an", "object"])
-        status = int(kind)
-        return json_response(self.error_body(status), status=status, headers=_retry_after(status))
+        if kind.isdigit():
+            status = int(kind)
+            headers = {"Retry-After": self.retry_after} if status in (429, 503) and self.retry_after else None
+            return json_response(self.error_body(status), status=status, headers=headers)
+        bodies = {
+            "html": lambda: web.Response(text=HTML_PAGE, content_type="text/html"),
+            "bad_shape": lambda: json_response(["not", "an", "object"]),
+            "huge": lambda: web.Response(body=_padding(self.huge_bytes), content_type="application/json"),
+            "huge_stream": lambda: web.Response(
+                body=_chunks(self.huge_bytes), content_type="application/json"
+            ),
+        }
+        return bodies[kind]()
 
     def error_body(self, status: int) -> Any:
         """The JSON body of a scripted error; services override it with their own shape."""
         return {"error": f"scripted HTTP {status}"}
 
 
-def _retry_after(status: int) -> dict[str, str]:
-    return {"Retry-After": "1"} if status == 429 else {}
+class RecordedSleep:
+    """Stands in for asyncio.sleep in a client's retry policy: records each wait, returns at once."""
+
+    def __init__(self) -> None:
+        self.waits: list[float] = []
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+
+
+def _padding(size: int) -> bytes:
+    """A JSON-looking body of ``size`` bytes."""
+    return b'{"padding": "' + b"x" * max(size - 16, 0) + b'"}'
+
+
+async def _chunks(size: int) -> AsyncIterator[bytes]:
+    """``size`` bytes in 64 KiB chunks: aiohttp sends an async iterable chunked, with no Content-Length."""
+    chunk = b"x" * 65536
+    for _ in range(size // len(chunk) + 1):
+        yield chunk
 
 
 def json_response(payload: Any, *, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:

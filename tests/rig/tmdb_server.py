@@ -23,6 +23,12 @@ MOVIES: list[tuple[int, str, str, str, str, float]] = [
     (961, "The General", "The General", "1926-12-31", "tt0017925", 11.2),
     (9761, "Elephants Dream", "Elephants Dream", "2006-03-24", "tt0807840", 6.5),
 ]
+# Titles in other languages: (media type, tmdb id, language, title).
+TRANSLATIONS: list[tuple[str, int, str, str]] = [
+    ("movie", 10331, "fr", "La Nuit des morts-vivants"),
+    ("movie", 10331, "de", "Die Nacht der lebenden Toten"),
+    ("movie", 653, "fr", "Nosferatu le vampire"),
+]
 # A Creative-Commons web series (ids here are synthetic).
 SHOWS: list[tuple[int, str, str, str, str, float]] = [
     (900001, "Pioneer One", "Pioneer One", "2010-06-16", "tt9000001", 3.2),
@@ -65,6 +71,7 @@ class TMDBServer(LoopbackServer):
         self.requests: list[dict[str, Any]] = []
         self._items: dict[str, list[dict[str, Any]]] = {"movie": [], "tv": []}
         self._imdb_ids: dict[tuple[str, int], str | None] = {}
+        self._translations: dict[tuple[str, int], dict[str, str]] = {}
         for tmdb_id, title, original, date, imdb_id, popularity in MOVIES:
             self.add_result(
                 "movie", tmdb_id, title, date, imdb_id=imdb_id, original=original, popularity=popularity
@@ -73,6 +80,8 @@ class TMDBServer(LoopbackServer):
             self.add_result(
                 "tv", tmdb_id, title, date, imdb_id=imdb_id, original=original, popularity=popularity
             )
+        for media_type, tmdb_id, language, title in TRANSLATIONS:
+            self.add_translation(media_type, tmdb_id, language, title)
         self.app.router.add_get("/3/configuration", self._configuration)
         self.app.router.add_get("/3/search/{kind:movie|tv|multi}", self._search)
         self.app.router.add_get("/3/{kind:movie|tv}/{tmdb_id:\\d+}/external_ids", self._external_ids)
@@ -119,6 +128,18 @@ class TMDBServer(LoopbackServer):
         self._items[media_type].append(item)
         self._imdb_ids[media_type, tmdb_id] = imdb_id
 
+    def add_translation(self, media_type: str, tmdb_id: int, language: str, title: str) -> None:
+        """Give a film or show a title in a language ("fr"): searches match it, answers in it show it."""
+        self._translations.setdefault((media_type, tmdb_id), {})[language] = title
+
+    def _localized(self, media_type: str, item: dict[str, Any], language: str | None) -> dict[str, Any]:
+        """The item as TMDB answers in ``language`` ("fr-FR", "fr"): its title translated when known."""
+        code = (language or "en").split("-")[0].lower()
+        title = self._translations.get((media_type, item["id"]), {}).get(code)
+        if title is None:
+            return item
+        return {**item, ("title" if media_type == "movie" else "name"): title}
+
     def error_body(self, status: int) -> Any:
         return {401: INVALID_KEY, 429: RATE_LIMITED}.get(status, SERVER_ERROR)
 
@@ -153,17 +174,21 @@ class TMDBServer(LoopbackServer):
             }
         )
 
-    def _matches(self, media_type: str, query: str, year: str | None) -> list[dict[str, Any]]:
+    def _matches(
+        self, media_type: str, query: str, year: str | None, language: str | None
+    ) -> list[dict[str, Any]]:
+        """Items whose title, original title or any translation has every word of the query (as TMDB)."""
         wanted = _words(query)
         date_key = "release_date" if media_type == "movie" else "first_air_date"
         found = []
         for item in self._items[media_type]:
-            names = (item.get("title") or item["name"], item.get("original_title") or item["original_name"])
+            names = [item.get("title") or item["name"], item.get("original_title") or item["original_name"]]
+            names += self._translations.get((media_type, item["id"]), {}).values()
             if not wanted or not any(wanted <= _words(name) for name in names):
                 continue
             if year and not item[date_key].startswith(year):
                 continue
-            found.append(item)
+            found.append(self._localized(media_type, item, language))
         return found
 
     async def _search(self, request: web.Request) -> web.StreamResponse:
@@ -171,17 +196,18 @@ class TMDBServer(LoopbackServer):
             return refused
         kind = request.match_info["kind"]
         query = request.query.get("query", "")
+        language = request.query.get("language")
         if kind == "movie":
             year = request.query.get("year") or request.query.get("primary_release_year")
-            results = self._matches("movie", query, year)
+            results = self._matches("movie", query, year, language)
         elif kind == "tv":
             year = request.query.get("first_air_date_year") or request.query.get("year")
-            results = self._matches("tv", query, year)
+            results = self._matches("tv", query, year, language)
         else:
             results = [
                 {**item, "media_type": media_type}
                 for media_type in ("movie", "tv")
-                for item in self._matches(media_type, query, None)
+                for item in self._matches(media_type, query, None, language)
             ]
             if results:  # real multi-search mixes in people, which a client must skip
                 results.append({"id": 7, "media_type": "person", "name": query.title(), "known_for": []})

@@ -3,26 +3,40 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+import json
+import time
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import quote
 
-from custom_components.agent_media.const import DEFAULT_KNABEN_URL, SEARCH_TIMEOUT
+from custom_components.agent_media.const import (
+    DEFAULT_KNABEN_URL,
+    DEFAULT_SEARCH_LIMIT,
+    MAX_LINK_LENGTH,
+    MAX_NAME_LENGTH,
+    MAX_RESPONSE_BYTES,
+    MAX_TITLE_LENGTH,
+    SEARCH_CACHE_TTL,
+    SEARCH_TIMEOUT,
+)
 
-from ._http import async_request_json
+from ._http import DEFAULT_RETRY, RetryPolicy, TTLCache, as_int, async_request_json, clip, deadline_in
 from .errors import InvalidResponseError
 from .qbittorrent import info_hash_from_magnet, normalize_info_hash
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import aiohttp
 
 SERVICE: Final = "knaben"
-MAX_PAGE_SIZE: Final = 300  # Knaben's documented maximum
+MAX_PAGE_SIZE: Final = 300  # Knaben's documented maximum, and the most results kept
+_DATE_LENGTH: Final = 40
 CATEGORIES: Final[dict[str, list[int]]] = {"movie": [3000000], "tv": [2000000]}
 
 
 @dataclass(frozen=True, slots=True)
 class TorrentResult:
-    """One release found on Knaben."""
+    """One release found by a search source (Knaben or a Torznab indexer), text fields clipped."""
 
     title: str
     info_hash: str | None
@@ -35,6 +49,7 @@ class TorrentResult:
     category_ids: tuple[int, ...]
     virus_score: float | None
     published: str | None
+    source: str = SERVICE  # the search source that found it: "knaben" or an indexer's name
 
     def as_dict(self) -> dict[str, Any]:
         """Return a JSON-safe dict."""
@@ -50,6 +65,7 @@ class TorrentResult:
             "category_ids": list(self.category_ids),
             "virus_score": self.virus_score,
             "published": self.published,
+            "source": self.source,
         }
 
     @property
@@ -68,23 +84,14 @@ def build_magnet(info_hash: str, name: str | None = None) -> str:
     return f"{magnet}&dn={quote(name, safe='')}" if name else magnet
 
 
-def _int(value: Any) -> int:
-    if isinstance(value, bool):
-        return 0
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float):
-        return int(value)
-    if isinstance(value, str):
-        try:
-            return int(float(value))
-        except ValueError:
-            return 0
-    return 0
-
-
 def _text(value: Any) -> str | None:
     return (value.strip() or None) if isinstance(value, str) else None
+
+
+def link_or_none(value: Any) -> str | None:
+    """Return a magnet or URL from outside, or None when absent or too long to be a sane link (never cut)."""
+    link = _text(value)
+    return link if link and len(link) <= MAX_LINK_LENGTH else None
 
 
 def _virus_score(value: Any) -> float | None:
@@ -111,12 +118,12 @@ def _category_ids(value: Any) -> tuple[int, ...]:
 
 def parse_hit(hit: Any) -> TorrentResult | None:
     """Build a result from one Knaben hit; None when it has no title or nothing to download."""
-    if not isinstance(hit, dict) or not (title := _text(hit.get("title"))):
+    if not isinstance(hit, dict) or not (title := clip(hit.get("title"), MAX_TITLE_LENGTH)):
         return None
     raw_hash = _text(hit.get("hash"))
     info_hash = normalize_info_hash(raw_hash) if raw_hash else None
-    magnet = _text(hit.get("magnetUrl"))
-    torrent_url = _text(hit.get("link"))
+    magnet = link_or_none(hit.get("magnetUrl"))
+    torrent_url = link_or_none(hit.get("link"))
     if torrent_url and torrent_url.lower().startswith("magnet:"):
         magnet, torrent_url = magnet or torrent_url, None
     if magnet and not magnet.lower().startswith("magnet:"):
@@ -130,18 +137,22 @@ def parse_hit(hit: Any) -> TorrentResult | None:
         info_hash=info_hash,
         magnet=magnet,
         torrent_url=torrent_url,
-        size=max(_int(hit.get("bytes")), 0),
-        seeders=max(_int(hit.get("seeders")), 0),
-        peers=max(_int(hit.get("peers")), 0),
-        tracker=_text(hit.get("tracker")),
+        size=max(as_int(hit.get("bytes")), 0),
+        seeders=max(as_int(hit.get("seeders")), 0),
+        peers=max(as_int(hit.get("peers")), 0),
+        tracker=clip(hit.get("tracker"), MAX_NAME_LENGTH),
         category_ids=_category_ids(hit.get("categoryId")),
         virus_score=_virus_score(hit.get("virusDetection")),
-        published=_text(hit.get("date")),
+        published=clip(hit.get("date"), _DATE_LENGTH),
     )
 
 
 class KnabenClient:
-    """Async Knaben API client on an injected aiohttp session."""
+    """Async Knaben API client on an injected aiohttp session.
+
+    Answers of 429 and 5xx are retried as ``retry`` allows within ``timeout`` (the whole call's deadline);
+    the same search within ``cache_ttl`` seconds is answered from memory.
+    """
 
     def __init__(
         self,
@@ -149,14 +160,21 @@ class KnabenClient:
         *,
         base_url: str = DEFAULT_KNABEN_URL,
         timeout: float = SEARCH_TIMEOUT,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        cache_ttl: float = SEARCH_CACHE_TTL,
+        clock: Callable[[], float] = time.monotonic,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
-        """Keep the session and where to reach Knaben."""
+        """Keep the session, where to reach Knaben and how politely."""
         self._session = session
         self._url = base_url.strip()
         self._timeout = timeout
+        self._retry = retry
+        self._max_bytes = max_bytes
+        self._cache: TTLCache[str, tuple[TorrentResult, ...]] = TTLCache(ttl=cache_ttl, clock=clock)
 
     async def async_search(
-        self, query: str, *, media_type: str | None = None, limit: int = 50
+        self, query: str, *, media_type: str | None = None, limit: int = DEFAULT_SEARCH_LIMIT
     ) -> list[TorrentResult]:
         """Search releases whose title has every word of ``query``, most seeders first; drops dead ones."""
         size = min(max(limit, 1), MAX_PAGE_SIZE)
@@ -173,18 +191,29 @@ class KnabenClient:
         }
         if media_type in CATEGORIES:
             body["categories"] = CATEGORIES[media_type]
+        cache_key = json.dumps(body, sort_keys=True)
+        if (cached := self._cache.get(cache_key)) is not None:
+            return list(cached)
         payload = await async_request_json(
             self._session,
             "POST",
             self._url,
             service=SERVICE,
-            time_limit=self._timeout,
+            deadline=deadline_in(self._timeout),
             has_credentials=False,
+            max_bytes=self._max_bytes,
+            retry=self._retry,
             headers={"Accept": "application/json"},
             json_body=body,
         )
         hits = payload.get("hits")
         if not isinstance(hits, list):
             raise InvalidResponseError(SERVICE, "answer without a hits list")
-        results = [result for hit in hits if (result := parse_hit(hit)) is not None and result.seeders > 0]
-        return results[:size]
+        results: list[TorrentResult] = []
+        for hit in hits:
+            if (result := parse_hit(hit)) is not None and result.seeders > 0:
+                results.append(result)
+                if len(results) == size:
+                    break
+        self._cache.put(cache_key, tuple(results))
+        return results

@@ -4,14 +4,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 import re
+import time
 from typing import TYPE_CHECKING, Any, Final
 
-from custom_components.agent_media.const import DEFAULT_TMDB_URL, SEARCH_TIMEOUT
+from custom_components.agent_media.const import (
+    DEFAULT_TMDB_URL,
+    MAX_RESPONSE_BYTES,
+    MAX_TITLE_LENGTH,
+    MAX_TMDB_RESULTS,
+    SEARCH_CACHE_TTL,
+    SEARCH_TIMEOUT,
+)
 
-from ._http import async_request_json
+from ._http import DEFAULT_RETRY, RetryPolicy, TTLCache, async_request_json, clip, deadline_in
 from .errors import RequestRejectedError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     import aiohttp
 
 SERVICE: Final = "tmdb"
@@ -19,14 +29,22 @@ MEDIA_TYPES: Final = ("movie", "tv")
 
 _V3_KEY = re.compile(r"^[0-9a-fA-F]{32}$")
 _NON_WORD = re.compile(r"[\W_]+")
+_IMDB_ID = re.compile(r"^tt\d{5,10}$")
 _JWT_DOTS: Final = 2  # header.payload.signature
 _YEAR_DIGITS: Final = 4
 _YEAR_TOLERANCE: Final = 2  # a year off by this much or more scores nothing
+# Home Assistant languages ("fr", "pt-BR", "en_US", "zh-Hans") → TMDB's ISO 639-1[-ISO 3166-1] ("pt-BR").
+_LANGUAGE = re.compile(r"^([A-Za-z]{2})(?:[-_]([A-Za-z]{2}))?(?:[-_].*)?$")
+_NO_IMDB_ID: Final = ""  # cached when TMDB knows no IMDb id
 
 
 @dataclass(frozen=True, slots=True)
 class MediaMatch:
-    """One film or show found on TMDB."""
+    """One film or show found on TMDB.
+
+    ``title`` is in the language asked for (TMDB's English when none was, or when it has no translation);
+    ``original_title`` is the one release names mostly carry.
+    """
 
     title: str
     year: int | None
@@ -53,6 +71,14 @@ def is_read_access_token(api_key: str) -> bool:
     return not _V3_KEY.match(key) and (key.startswith("eyJ") or key.count(".") == _JWT_DOTS)
 
 
+def tmdb_language(language: str | None) -> str | None:
+    """Return a language as TMDB takes it ("fr", "pt-BR"), or None when it is not one."""
+    if not language or not (found := _LANGUAGE.match(language.strip())):
+        return None
+    code, region = found.group(1).lower(), found.group(2)
+    return f"{code}-{region.upper()}" if region else code
+
+
 def _normalize_title(title: str) -> str:
     return _NON_WORD.sub(" ", title.casefold()).strip()
 
@@ -75,7 +101,7 @@ def _parse_item(item: Any, media_type: str | None) -> MediaMatch | None:
         title, original, date = item.get("title"), item.get("original_title"), item.get("release_date")
     else:
         title, original, date = item.get("name"), item.get("original_name"), item.get("first_air_date")
-    if not isinstance(title, str) or not title:
+    if not (title := clip(title, MAX_TITLE_LENGTH)):
         return None
     popularity = item.get("popularity")
     return MediaMatch(
@@ -84,13 +110,17 @@ def _parse_item(item: Any, media_type: str | None) -> MediaMatch | None:
         tmdb_id=tmdb_id,
         imdb_id=None,
         media_type=kind,
-        original_title=original if isinstance(original, str) and original else title,
+        original_title=clip(original, MAX_TITLE_LENGTH) or title,
         popularity=float(popularity) if isinstance(popularity, int | float) else 0.0,
     )
 
 
 class TMDBClient:
-    """Async TMDB v3 client on an injected aiohttp session."""
+    """Async TMDB v3 client on an injected aiohttp session.
+
+    Answers of 429 and 5xx are retried as ``retry`` allows within ``timeout`` (each call's deadline); the
+    same search, and a title's IMDb id, are answered from memory for ``cache_ttl`` seconds.
+    """
 
     def __init__(
         self,
@@ -99,11 +129,17 @@ class TMDBClient:
         *,
         base_url: str = DEFAULT_TMDB_URL,
         timeout: float = SEARCH_TIMEOUT,
+        retry: RetryPolicy = DEFAULT_RETRY,
+        cache_ttl: float = SEARCH_CACHE_TTL,
+        clock: Callable[[], float] = time.monotonic,
+        max_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         """Detect how the credential is sent: a v3 key as ``api_key=``, a read-access token as Bearer."""
         self._session = session
         self._base_url = base_url.strip().rstrip("/")
         self._timeout = timeout
+        self._retry = retry
+        self._max_bytes = max_bytes
         key = api_key.strip()
         self.uses_bearer_token = is_read_access_token(key)
         self._headers = {"Accept": "application/json"}
@@ -112,6 +148,10 @@ class TMDBClient:
             self._headers["Authorization"] = f"Bearer {key}"
         else:
             self._auth_params["api_key"] = key
+        self._searches: TTLCache[tuple[str, ...], tuple[MediaMatch, ...]] = TTLCache(
+            ttl=cache_ttl, clock=clock
+        )
+        self._imdb_ids: TTLCache[tuple[str, int], str] = TTLCache(ttl=cache_ttl, clock=clock)
 
     async def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         query = {**self._auth_params, **{k: str(v) for k, v in (params or {}).items() if v is not None}}
@@ -120,7 +160,9 @@ class TMDBClient:
             "GET",
             f"{self._base_url}/{path}",
             service=SERVICE,
-            time_limit=self._timeout,
+            deadline=deadline_in(self._timeout),
+            max_bytes=self._max_bytes,
+            retry=self._retry,
             params=query,
             headers=self._headers,
         )
@@ -130,20 +172,36 @@ class TMDBClient:
         await self._get("configuration")
 
     async def async_search(
-        self, title: str, *, year: int | None = None, media_type: str | None = None
+        self,
+        title: str,
+        *,
+        year: int | None = None,
+        media_type: str | None = None,
+        language: str | None = None,
     ) -> list[MediaMatch]:
-        """Search films (``movie``), shows (``tv``) or both (None); results in TMDB's order, imdb_id None."""
-        params: dict[str, Any] = {"query": title, "include_adult": "false", "page": 1}
+        """Search films (``movie``), shows (``tv``) or both (None); results in TMDB's order, imdb_id None.
+
+        ``language`` (a Home Assistant language such as "fr" or "pt-BR") is the language of the titles.
+        """
+        params: dict[str, Any] = {
+            "query": title,
+            "include_adult": "false",
+            "page": 1,
+            "language": tmdb_language(language),
+        }
         if media_type == "movie":
-            payload = await self._get("search/movie", {**params, "year": year})
+            path, params = "search/movie", {**params, "year": year}
         elif media_type == "tv":
-            payload = await self._get("search/tv", {**params, "first_air_date_year": year})
+            path, params = "search/tv", {**params, "first_air_date_year": year}
         else:
-            payload = await self._get("search/multi", params)
-        results = payload.get("results")
-        if not isinstance(results, list):
-            return []
-        matches = [m for item in results if (m := _parse_item(item, media_type)) is not None]
+            path = "search/multi"
+        cache_key = (path, *(f"{k}={v}" for k, v in sorted(params.items()) if v is not None))
+        if (cached := self._searches.get(cache_key)) is None:
+            results = (await self._get(path, params)).get("results")
+            items = results[:MAX_TMDB_RESULTS] if isinstance(results, list) else []
+            cached = tuple(m for item in items if (m := _parse_item(item, media_type)) is not None)
+            self._searches.put(cache_key, cached)
+        matches = list(cached)
         if media_type is None and year is not None:
             # search/multi takes no year: keep what is close to it, unless that leaves nothing.
             near = [m for m in matches if m.year is None or abs(m.year - year) <= 1]
@@ -151,10 +209,18 @@ class TMDBClient:
         return matches
 
     async def async_identify(
-        self, title: str, *, year: int | None = None, media_type: str | None = None
+        self,
+        title: str,
+        *,
+        year: int | None = None,
+        media_type: str | None = None,
+        language: str | None = None,
     ) -> MediaMatch | None:
-        """Return the best match with its IMDb id, or None when TMDB knows nothing by that title."""
-        matches = await self.async_search(title, year=year, media_type=media_type)
+        """Return the best match with its IMDb id, or None when TMDB knows nothing by that title.
+
+        With ``language`` its ``title`` is in that language, to be spoken; ``original_title`` stays as made.
+        """
+        matches = await self.async_search(title, year=year, media_type=media_type, language=language)
         if not matches:
             return None
         wanted = _normalize_title(title)
@@ -169,9 +235,16 @@ class TMDBClient:
             return same_title, year_score, match.popularity
 
         best = max(matches, key=rank)
-        try:
-            ids = await self._get(f"{best.media_type}/{best.tmdb_id}/external_ids")
-        except RequestRejectedError:
-            return best  # TMDB has no external ids for it; the match itself is still right
-        imdb_id = ids.get("imdb_id")
-        return replace(best, imdb_id=imdb_id if isinstance(imdb_id, str) and imdb_id else None)
+        return replace(best, imdb_id=await self._async_imdb_id(best.media_type, best.tmdb_id))
+
+    async def _async_imdb_id(self, media_type: str, tmdb_id: int) -> str | None:
+        key = (media_type, tmdb_id)
+        if (cached := self._imdb_ids.get(key)) is None:
+            try:
+                ids = await self._get(f"{media_type}/{tmdb_id}/external_ids")
+            except RequestRejectedError:
+                return None  # TMDB has no external ids for it; the match itself is still right
+            imdb_id = ids.get("imdb_id")
+            cached = imdb_id if isinstance(imdb_id, str) and _IMDB_ID.match(imdb_id) else _NO_IMDB_ID
+            self._imdb_ids.put(key, cached)
+        return cached or None
