@@ -4,9 +4,10 @@ Run: /var/cache/agent-media/venv-ha-2025.4/bin/python bench/sentences.py  (from 
      (newest HA: scripts/common.sh's in_root with /opt/venv-ha-newest/bin/python, cd /src)
 
 Sentences are the test cases in tests/sentences/<language>.yaml: commands, answers to a question, and
-near misses, in every language (a few hundred). Prints the median of several runs of the load (each in a
-fresh interpreter, as Home Assistant loads them once at start-up) and, per sentence, the median, 95th
-percentile and worst of the per-sentence medians, in wall time and CPU time.
+near misses, in every language (a few hundred), then a few long adversarial ones. Prints the median of
+several runs of the load (each in a fresh interpreter, as Home Assistant loads them once at start-up)
+and, per sentence, the median, 95th percentile and worst of the per-sentence medians, in wall time and
+CPU time.
 """
 
 from __future__ import annotations
@@ -22,9 +23,19 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from custom_components.agent_media.sentences import LocalSentences  # noqa: E402
+from custom_components.agent_media.sentences.matcher import MAX_SENTENCE_CHARS  # noqa: E402
 from homeassistant.util.yaml import load_yaml  # noqa: E402
 
 CASES = REPO / "tests" / "sentences"
+# Long sentences made to give hassil many readings (every "in" may end a title), cut at the length limit.
+ADVERSARIAL = [
+    ("en", "download " + "Sintel in 4K " * 25),
+    ("en", "download " + "in " * 100),
+    ("en", "find torrents for " + "of " * 100),
+    ("en", "download " + "The Expanse season 2 episode 3 " * 10),
+    ("de", "lade " + "Sintel in 4K " * 25 + "herunter"),
+    ("fr", "télécharge " + "de la saison 2 " * 20),
+]
 
 
 def sentences_to_match() -> list[tuple[str, str, bool]]:
@@ -77,6 +88,14 @@ def bench_match(runs: int) -> None:
         matched += match is not None
         per_wall.append(statistics.median(walls) * 1000)
         per_cpu.append(statistics.median(cpus) * 1000)
+    worst_cpu = []
+    for language, text in ADVERSARIAL:
+        cpus = []
+        for _ in range(runs):
+            cpu = time.thread_time()
+            sentences.match(text[:MAX_SENTENCE_CHARS], language)
+            cpus.append(time.thread_time() - cpu)
+        worst_cpu.append(statistics.median(cpus) * 1000)
     for label, values in (("wall", per_wall), ("CPU", per_cpu)):
         ranked = sorted(values)
         p95 = ranked[int(len(ranked) * 0.95)]
@@ -84,6 +103,10 @@ def bench_match(runs: int) -> None:
             f"match, {len(cases)} sentences ({matched} matched), median of {runs} runs each, {label}: "
             f"median {statistics.median(values):.2f} ms, p95 {p95:.2f} ms, worst {ranked[-1]:.2f} ms"
         )
+    print(
+        f"match, {len(ADVERSARIAL)} adversarial sentences at the length limit, CPU: "
+        f"median {statistics.median(worst_cpu):.2f} ms, worst {max(worst_cpu):.2f} ms"
+    )
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from hassil.recognize import RecognizeResult
 
 # Longer sentences go to the model: no command is this long, and matching time grows with the length.
-MAX_SENTENCE_CHARS: Final = 300
+MAX_SENTENCE_CHARS: Final = 200
 MAX_SLOT_CHARS: Final = 200
 # Ordinals are spelled out up to the most results a search keeps ("the fiftieth").
 MAX_ORDINAL: Final = 50
@@ -38,7 +38,8 @@ _INT_SLOTS: Final = frozenset({"index", "season", "episode", "year"})
 # List names that fill another slot: {ordinal} is an index, {folder_content} ("movies") a folder.
 _SLOT_OF_LIST: Final = {"ordinal": "index", "folder_content": "folder"}
 _TYPOGRAPHIC: Final = str.maketrans(
-    {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201c": '"', "\u201d": '"', "\u00ab": '"', "\u00bb": '"'}
+    {"\u2019": "'", "\u2018": "'", "\u02bc": "'", "\u201a": "'"}
+    | dict.fromkeys(("\u201c", "\u201d", "\u201e", "\u00ab", "\u00bb", "\u2039", "\u203a"), '"')
 )  # typographic apostrophes and quotes (phones type them) to the ASCII ones the templates use
 _TRIMMED: Final = "\"'` ,-"  # quotes, and what is left of a compound: "den Sintel-Download" → "Sintel-"
 _EPISODE_CODE = re.compile(r"\s+s(\d{1,2})\s?e(\d{1,3})$", re.IGNORECASE)
@@ -176,29 +177,36 @@ def match_sentence(
 def best_readings(
     commands: LanguageCommands, text: str, *, expecting_answer: bool = False
 ) -> list[LocalMatch]:
-    """Return the different readings of `text` that are best, equally: none, one, or several (ambiguous)."""
+    """Return the different readings of `text` that are best, equally: none, one, or several (ambiguous).
+
+    None either when the best reading names nothing usable ("download it", a relative path): a worse
+    reading ("it bitte" as a title) would be a wrong one.
+    """
     if len(text) > MAX_SENTENCE_CHARS:
         return []
     text = _strip_edges(commands, text.translate(_TYPOGRAPHIC))
     if not text:
         return []
     best_score: tuple[int, int, int] | None = None
-    best: dict[tuple[LocalIntent, tuple[tuple[str, Any], ...]], None] = {}  # an ordered set
+    best: dict[
+        tuple[LocalIntent, tuple[tuple[str, Any], ...]] | None, None
+    ] = {}  # ordered set; None: unusable
     for result in recognize_all(
         text, commands.intents, slot_lists=commands.slot_lists(text), language=commands.intents.language
     ):
         intent = LocalIntent(result.intent.name)
         if intent is LocalIntent.ANSWER_OPTION and not expecting_answer:
             continue
-        slots = _typed_slots(commands, result)
-        if slots is None:
-            continue
         score = _score(result)
+        if best_score is not None and score > best_score:
+            continue
         if best_score is None or score < best_score:
             best_score, best = score, {}
-        if score == best_score:
-            best[intent, tuple(sorted(slots.items()))] = None
-    return [LocalMatch(intent=intent, slots=dict(slot_items)) for intent, slot_items in best]
+        slots = _typed_slots(commands, result)
+        best[None if slots is None else (intent, tuple(sorted(slots.items())))] = None
+    if None in best:
+        return []
+    return [LocalMatch(intent=intent, slots=dict(slot_items)) for intent, slot_items in filter(None, best)]
 
 
 def _strip_edges(commands: LanguageCommands, text: str) -> str:
