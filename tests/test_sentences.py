@@ -210,7 +210,7 @@ def test_regional_variant_uses_its_language_and_others_english(sentences: LocalS
 
 
 def test_every_language_has_every_intent(sentences: LocalSentences) -> None:
-    assert sentences.languages == set(LANGUAGES)
+    assert sentences.languages == set(LANGUAGES) == set(sentences.answers)
     for language in LANGUAGES:
         assert set(sentences.commands[language].intents.intents) == {intent.value for intent in LocalIntent}
     covered = {(language, intent) for language, _, intent, _ in COMMANDS}

@@ -174,13 +174,16 @@ def match_sentence(
     return readings[0] if len(readings) == 1 else None
 
 
+type _Reading = tuple[LocalIntent, tuple[tuple[str, Any], ...]]  # intent and sorted slots: hashable
+
+
 def best_readings(
     commands: LanguageCommands, text: str, *, expecting_answer: bool = False
 ) -> list[LocalMatch]:
     """Return the different readings of `text` that are best, equally: none, one, or several (ambiguous).
 
-    None either when the best reading names nothing usable ("download it", a relative path): a worse
-    reading ("it bitte" as a title) would be a wrong one.
+    No reading either when a best one names nothing usable ("download it", a relative path): a worse reading
+    ("es bitte" as the title of "lade es bitte herunter") would be a wrong one.
     """
     if len(text) > MAX_SENTENCE_CHARS:
         return []
@@ -188,9 +191,7 @@ def best_readings(
     if not text:
         return []
     best_score: tuple[int, int, int] | None = None
-    best: dict[
-        tuple[LocalIntent, tuple[tuple[str, Any], ...]] | None, None
-    ] = {}  # ordered set; None: unusable
+    best: dict[_Reading | None, None] = {}  # an ordered set; None stands for an unusable reading
     for result in recognize_all(
         text, commands.intents, slot_lists=commands.slot_lists(text), language=commands.intents.language
     ):
@@ -269,5 +270,5 @@ def _split_episode_code(slots: dict[str, Any]) -> None:
 
 
 def language_files(directory: Path) -> Mapping[str, Path]:
-    """Return the command file of each language in `directory`, by language code."""
+    """Return the YAML file of each language in `directory`, by language code."""
     return {path.stem: path for path in sorted(directory.glob("*.yaml"))}
