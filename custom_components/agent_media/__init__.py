@@ -14,8 +14,13 @@ from .clients.errors import CannotConnectError, InvalidAuthError
 from .clients.knaben import KnabenClient
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
+from .clients.sources import SearchSources
 from .clients.tmdb import TMDBClient
+from .clients.torznab import TorznabClient
 from .const import (
+    CONF_INDEXER_API_KEY,
+    CONF_INDEXER_TIMEOUT,
+    CONF_INDEXER_URL,
     CONF_KNABEN_URL,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
@@ -27,10 +32,12 @@ from .const import (
     CONF_QBITTORRENT_VERIFY_SSL,
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
+    DEFAULT_INDEXER_TIMEOUT,
     DEFAULT_KNABEN_URL,
     DEFAULT_MAX_HISTORY_MESSAGES,
     DEFAULT_TMDB_URL,
     DOMAIN,
+    SUBENTRY_INDEXER,
 )
 from .coordinator import DownloadsCoordinator
 from .data import AgentMediaConfigEntry, AgentMediaData
@@ -118,6 +125,18 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
     entry.async_on_unload(downloads.client.async_close)
     await downloads.async_config_entry_first_refresh()
 
+    knaben = KnabenClient(session, base_url=entry.options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL))
+    indexers = [
+        TorznabClient(
+            session,
+            subentry.data[CONF_INDEXER_URL],
+            subentry.data[CONF_INDEXER_API_KEY],
+            name=subentry.title,
+            timeout=subentry.data.get(CONF_INDEXER_TIMEOUT, DEFAULT_INDEXER_TIMEOUT),
+        )
+        for subentry in entry.subentries.values()
+        if subentry.subentry_type == SUBENTRY_INDEXER
+    ]
     entry.runtime_data = AgentMediaData(
         llm=llm,
         qbittorrent=qbittorrent,
@@ -126,7 +145,8 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
             entry.data[CONF_TMDB_API_KEY],
             base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL),
         ),
-        knaben=KnabenClient(session, base_url=entry.options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)),
+        knaben=knaben,
+        sources=SearchSources(knaben, indexers),
         memory=memory,
         downloads=downloads,
     )

@@ -64,6 +64,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
+    CONF_TURN_TIMEOUT,
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
     DEFAULT_INDEXER_NAME,
     DEFAULT_INDEXER_TIMEOUT,
@@ -77,6 +78,7 @@ from .const import (
     DEFAULT_SCAN_INTERVAL,
     DEFAULT_TEMPERATURE,
     DEFAULT_TMDB_URL,
+    DEFAULT_TURN_TIMEOUT,
     DOMAIN,
     INDEXER_TIMEOUT_RANGE,
     LLM_PROVIDER_CUSTOM,
@@ -436,6 +438,16 @@ class AgentMediaOptionsFlow(OptionsFlow):
                     default=options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS),
                 ): vol.All(
                     NumberSelector(NumberSelectorConfig(min=1, max=30, mode=NumberSelectorMode.BOX)),
+                    vol.Coerce(int),
+                ),
+                vol.Required(
+                    CONF_TURN_TIMEOUT, default=options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT)
+                ): vol.All(
+                    NumberSelector(
+                        NumberSelectorConfig(
+                            min=10, max=600, unit_of_measurement="s", mode=NumberSelectorMode.BOX
+                        )
+                    ),
                     vol.Coerce(int),
                 ),
                 vol.Required(

@@ -9,6 +9,7 @@ from homeassistant.config_entries import ConfigEntry
 from .clients.knaben import KnabenClient
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
+from .clients.sources import SearchSources
 from .clients.tmdb import TMDBClient
 from .coordinator import DownloadsCoordinator
 from .memory import AgentMediaMemory
@@ -22,6 +23,7 @@ class AgentMediaData:
     qbittorrent: QBittorrentClient
     tmdb: TMDBClient
     knaben: KnabenClient
+    sources: SearchSources  # Knaben and the entry's Torznab indexers, searched together
     memory: AgentMediaMemory
     downloads: DownloadsCoordinator
 

@@ -115,6 +115,7 @@ class TorrentSearch:
     results: list[dict[str, Any]]
     rejected: int
     media: dict[str, Any] | None
+    unavailable: str | None = None  # sources that failed, in a few words ("Jackett: timed out")
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +136,7 @@ class MediaQuestion:
     question: str
     media: dict[str, Any]
     options: list[dict[str, Any]]
+    unavailable: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +148,7 @@ class MediaDownload:
     why: str
     other_candidates: int
     added: AddedDownload
+    unavailable: str | None = None
 
 
 def allowed_roots(hass: HomeAssistant) -> list[str]:
@@ -252,6 +255,7 @@ def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
             "info_hash": release.result["info_hash"],
             "download_link": release.result["download_link"],
             "tracker": release.result["tracker"],
+            "source": release.result.get("source"),
             "reason": release.reason,
         }
         for release in ranked[:MAX_SEARCH_RESULTS]
@@ -462,18 +466,23 @@ class MediaOperations:
         *,
         year: int | None = None,
         media_type: str | None = None,
+        language: str | None = None,
         conversation_id: str | None = None,
     ) -> dict[str, Any]:
-        """Identify a film or show on TMDB and remember it as the conversation's media."""
-        match = await self._async_match(title, year=year, media_type=media_type)
+        """Identify a film or show on TMDB (its title in the person's language) and remember it."""
+        match = await self._async_match(title, year=year, media_type=media_type, language=language)
         media = match.as_dict()
         self.memory.conversations.set_media(conversation_id, requester.key, media)
         return media
 
-    async def _async_match(self, title: str, *, year: int | None, media_type: str | None) -> MediaMatch:
+    async def _async_match(
+        self, title: str, *, year: int | None, media_type: str | None, language: str | None = None
+    ) -> MediaMatch:
         title = title.strip()
         try:
-            match = await self.data.tmdb.async_identify(title, year=year, media_type=media_type)
+            match = await self.data.tmdb.async_identify(
+                title, year=year, media_type=media_type, language=language
+            )
         except AgentMediaClientError as err:
             raise from_client_error(err) from err
         if match is None:
@@ -501,10 +510,9 @@ class MediaOperations:
             media = None  # the media looked up earlier is not what is searched now
         media_type = media_type or (media or {}).get("media_type")
         parsed_query = parse_release(query)
-        try:
-            found = await self.data.knaben.async_search(query, media_type=media_type)
-        except AgentMediaClientError as err:
-            raise from_client_error(err) from err
+        found, unavailable = await self._async_find(
+            query, media_type=media_type, imdb_id=(media or {}).get("imdb_id")
+        )
         if not found:
             raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=query)
         # Reading a hundred release names takes tens of milliseconds: off the event loop.
@@ -523,7 +531,29 @@ class MediaOperations:
         if not ranked:
             raise _none_usable(len(found), query, rejected)
         results = self.memory.working.store_search(requester.key, query, _numbered(ranked), media)
-        return TorrentSearch(query=query, results=results, rejected=len(rejected), media=media)
+        return TorrentSearch(
+            query=query, results=results, rejected=len(rejected), media=media, unavailable=unavailable
+        )
+
+    async def _async_find(
+        self,
+        query: str,
+        *,
+        media_type: str | None,
+        imdb_id: str | None = None,
+        season: int | None = None,
+        episode: int | None = None,
+    ) -> tuple[list[TorrentResult], str | None]:
+        """Search every source at once; return what was found and which sources failed (None: none did).
+
+        Only when every source failed is it an error: the person hears why.
+        """
+        outcome = await self.data.sources.async_search(
+            query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode
+        )
+        if not outcome.results and outcome.failures and len(outcome.failures) == len(outcome.sources):
+            raise OperationError(ErrorCode.CANNOT_CONNECT, "sources_failed", detail=outcome.failure_summary)
+        return outcome.results, outcome.failure_summary
 
     def search_result(self, requester: Requester, index: int) -> dict[str, Any]:
         """Return result `index` (from 1) of the requester's last search."""
@@ -628,19 +658,22 @@ class MediaOperations:
         quality: str | None = None,
         season: int | None = None,
         episode: int | None = None,
+        language: str | None = None,
         conversation_id: str | None = None,
     ) -> MediaDownload | MediaQuestion:
         """Identify, search, rank; add the best release, or keep a question with numbered options."""
         self.require(requester, Permission.ADD)
         if media_type is None and (season is not None or episode is not None):
             media_type = "tv"
-        match = await self._async_match(title, year=year, media_type=media_type)
+        match = await self._async_match(title, year=year, media_type=media_type, language=language)
         media = match.as_dict()
         self.memory.conversations.set_media(conversation_id, requester.key, media)
         if match.media_type != "tv":
             season = episode = None
         asked = normalize_resolution(quality) if quality else None
-        query, found = await self._async_search_media(match)
+        query, found, unavailable = await self._async_search_media(
+            match, season=season, episode=episode, spoken_in_english=(language or "en").startswith("en")
+        )
         label = media_label(media, season, episode)
         if not found:
             raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=label)
@@ -663,7 +696,7 @@ class MediaOperations:
         if question := _question(ranked, label=label, asked=asked, season=season, episode=episode):
             options = results[:MAX_PENDING_OPTIONS]
             self.memory.working.set_question(requester.key, question, options, media)
-            return MediaQuestion(question=question, media=media, options=options)
+            return MediaQuestion(question=question, media=media, options=options, unavailable=unavailable)
         added = await self.async_add_link(
             requester, results[0]["download_link"], media=media, conversation_id=conversation_id
         )
@@ -674,26 +707,36 @@ class MediaOperations:
             why=ranked[0].reason,
             other_candidates=len(ranked) - 1,
             added=added,
+            unavailable=unavailable,
         )
 
-    async def _async_search_media(self, match: MediaMatch) -> tuple[str, list[TorrentResult]]:
-        """Search the title with its year (films), then without, then the original title; first hits win."""
+    async def _async_search_media(
+        self, match: MediaMatch, *, season: int | None, episode: int | None, spoken_in_english: bool
+    ) -> tuple[str, list[TorrentResult], str | None]:
+        """Search a title with its year (films), then without, then the other title; first hits win.
+
+        Releases carry the English or the original title: a title TMDB gave in another language is for
+        speaking, so the original comes first then.
+        """
+        names = (
+            (match.title, match.original_title) if spoken_in_english else (match.original_title, match.title)
+        )
         queries: list[str] = []
-        for name in dict.fromkeys((match.title, match.original_title)):
+        for name in dict.fromkeys(name for name in names if name):
             clean = " ".join(_TITLE_PUNCTUATION.sub(" ", name).split())
             # Films carry their year in release names; shows mostly do not.
             if match.media_type == "movie" and match.year:
                 queries.append(f"{clean} {match.year}")
             queries.append(clean)
         found: list[TorrentResult] = []
+        unavailable: str | None = None
         for query in list(dict.fromkeys(queries))[:MAX_QUERIES]:
-            try:
-                found = await self.data.knaben.async_search(query, media_type=match.media_type)
-            except AgentMediaClientError as err:
-                raise from_client_error(err) from err
+            found, unavailable = await self._async_find(
+                query, media_type=match.media_type, imdb_id=match.imdb_id, season=season, episode=episode
+            )
             if found:
-                return query, found
-        return queries[0], found
+                return query, found, unavailable
+        return queries[0], found, unavailable
 
     # --- downloads in qBittorrent --------------------------------------------------------------------------
 

@@ -288,6 +288,7 @@ class FindMediaImdbId(AgentMediaTool):
             args["media_title"],
             year=args.get("year"),
             media_type=args.get("media_type"),
+            language=context.language,
             conversation_id=context.conversation_id,
         )
         return ok(**media)
@@ -318,6 +319,7 @@ class FindTorrents(AgentMediaTool):
             total=len(search.results),
             rejected=search.rejected,
             torrents=[_spoken_result(result) for result in search.results[:RESULTS_SHOWN]],
+            **({"unavailable_sources": search.unavailable} if search.unavailable else {}),
         )
 
 
@@ -342,6 +344,7 @@ class GetTorrentByIndex(AgentMediaTool):
                 "size_bytes": result.get("size"),
                 "peers": result.get("peers"),
                 "tracker": result.get("tracker"),
+                "source": result.get("source"),
                 "hash": result.get("info_hash"),
             }
         )
@@ -393,14 +396,17 @@ class DownloadMedia(AgentMediaTool):
             quality=args.get("quality"),
             season=args.get("season"),
             episode=args.get("episode"),
+            language=context.language,
             conversation_id=context.conversation_id,
         )
+        unavailable = {"unavailable_sources": outcome.unavailable} if outcome.unavailable else {}
         if isinstance(outcome, MediaQuestion):
             return ok(
                 decision="ask",
                 question=outcome.question,
                 media=outcome.media,
                 options=[_spoken_result(option) for option in outcome.options[:MAX_PENDING_OPTIONS]],
+                **unavailable,
             )
         return ok(
             decision="downloading",
@@ -412,6 +418,7 @@ class DownloadMedia(AgentMediaTool):
             hash=outcome.added.info_hash,
             save_path=outcome.added.save_path,
             state=safety_note(outcome.added),
+            **unavailable,
         )
 
 
