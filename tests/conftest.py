@@ -16,6 +16,7 @@ from custom_components.agent_media.const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_LOCAL_SENTENCES,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -102,8 +103,16 @@ def entry_data(
 
 @pytest.fixture
 def entry_options(knaben_server: KnabenServer, tmdb_server: TMDBServer) -> dict[str, Any]:
-    """Config-entry options pointing the search services at the rig."""
-    return {CONF_KNABEN_URL: knaben_server.base_url, CONF_TMDB_URL: tmdb_server.base_url}
+    """Config-entry options pointing the search services at the rig.
+
+    The local sentences are off, so that every sentence takes the model's tool path these tests script;
+    tests of the local sentences turn them on.
+    """
+    return {
+        CONF_KNABEN_URL: knaben_server.base_url,
+        CONF_TMDB_URL: tmdb_server.base_url,
+        CONF_LOCAL_SENTENCES: False,
+    }
 
 
 @pytest.fixture

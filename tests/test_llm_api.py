@@ -37,9 +37,7 @@ MEDIA_TOOLS = {
 
 
 def _llm_context(hass: HomeAssistant) -> llm.LLMContext:
-    return compat.build_llm_context(
-        platform="other_agent", context=Context(), language="en", device_id=None
-    )
+    return compat.build_llm_context(platform="other_agent", context=Context(), language="en", device_id=None)
 
 
 def _data(result: Any) -> dict[str, Any]:

@@ -114,12 +114,14 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
     entry.async_on_unload(memory.async_flush)  # a reload must read what this instance still holds
 
     session = async_get_clientsession(hass)
-    llm = await LLMClient.async_create(
-        get_async_client(hass),
-        base_url=entry.data[CONF_LLM_BASE_URL],
-        api_key=entry.data[CONF_LLM_API_KEY],
-        model=entry.data[CONF_LLM_MODEL],
-    )
+    llm: LLMClient | None = None
+    if entry.data.get(CONF_LLM_BASE_URL) and entry.data.get(CONF_LLM_MODEL):  # else: local commands only
+        llm = await LLMClient.async_create(
+            get_async_client(hass),
+            base_url=entry.data[CONF_LLM_BASE_URL],
+            api_key=entry.data.get(CONF_LLM_API_KEY, ""),
+            model=entry.data[CONF_LLM_MODEL],
+        )
     # The downloads coordinator syncs incrementally on a qBittorrent session of its own (rids are per SID).
     downloads = DownloadsCoordinator(hass, entry, qbittorrent_client_for(entry), memory)
     entry.async_on_unload(downloads.client.async_close)

@@ -83,6 +83,7 @@ from .const import (
     INDEXER_TIMEOUT_RANGE,
     LLM_PROVIDER_CUSTOM,
     LLM_PROVIDER_MODELS,
+    LLM_PROVIDER_NONE,
     LLM_PROVIDER_URLS,
     LOGGER,
     SUBENTRY_INDEXER,
@@ -206,7 +207,7 @@ def _llm_schema(defaults: Mapping[str, Any]) -> vol.Schema:
         {
             vol.Required(CONF_PROVIDER, default=defaults.get(CONF_PROVIDER, "deepseek")): SelectSelector(
                 SelectSelectorConfig(
-                    options=[*LLM_PROVIDER_URLS, LLM_PROVIDER_CUSTOM],
+                    options=[*LLM_PROVIDER_URLS, LLM_PROVIDER_CUSTOM, LLM_PROVIDER_NONE],
                     translation_key=CONF_PROVIDER,
                     mode=SelectSelectorMode.LIST,
                 )
@@ -297,6 +298,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         """Choose the LLM provider and check it answers."""
         errors: Errors = {}
         if user_input is not None:
+            if user_input.get(CONF_PROVIDER) == LLM_PROVIDER_NONE:
+                return await self.async_step_qbittorrent()  # no model: no model keys in the entry's data
             llm = _resolve_llm_input(user_input, errors)
             if not errors:
                 errors = await async_validate_llm(self.hass, llm)

@@ -45,6 +45,7 @@ DEFAULT_ALLOW_NON_ADMIN_SETTINGS: Final = False
 LLM_PROVIDER_DEEPSEEK: Final = "deepseek"
 LLM_PROVIDER_OLLAMA: Final = "ollama"
 LLM_PROVIDER_CUSTOM: Final = "custom"
+LLM_PROVIDER_NONE: Final = "none"  # no model: the common commands only, answered locally
 LLM_PROVIDER_URLS: Final = {
     LLM_PROVIDER_DEEPSEEK: "https://api.deepseek.com/v1",
     LLM_PROVIDER_OLLAMA: "http://localhost:11434/v1",
@@ -58,6 +59,8 @@ LLM_PROVIDER_MODELS: Final = {
 LLM_TIMEOUT: Final = 60.0
 LLM_STREAM_IDLE_TIMEOUT: Final = 45.0  # seconds without a chunk (keep-alives do not count)
 CONF_TURN_TIMEOUT: Final = "turn_timeout"
+CONF_LOCAL_SENTENCES: Final = "local_sentences"  # the common commands answered without the model
+DEFAULT_LOCAL_SENTENCES: Final = True
 DEFAULT_TURN_TIMEOUT: Final = 75  # seconds for a whole turn, tools included; then the person hears why
 LLM_MAX_RETRIES: Final = 1
 QBITTORRENT_TIMEOUT: Final = 10.0

@@ -11,10 +11,12 @@ from homeassistant.helpers import intent
 
 from . import compat
 from .agent.agent import MediaAgent
+from .agent.local import LocalCommands
 from .agent.prompt import INSTRUCTIONS
-from .const import CONF_PROMPT, DOMAIN
+from .const import CONF_LOCAL_SENTENCES, CONF_PROMPT, DEFAULT_LOCAL_SENTENCES, DOMAIN
 from .entity import service_device_info
 from .requester import async_resolve_requester
+from .sentences import async_load_sentences
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -30,8 +32,11 @@ async def async_setup_entry(
     entry: AgentMediaConfigEntry,
     async_add_entities: AddEntitiesCallback,
 ) -> None:
-    """Add the entry's conversation agent."""
-    async_add_entities([AgentMediaConversationEntity(hass, entry)])
+    """Add the entry's conversation agent, with the common commands answered locally unless turned off."""
+    local = None
+    if entry.runtime_data.llm is None or entry.options.get(CONF_LOCAL_SENTENCES, DEFAULT_LOCAL_SENTENCES):
+        local = LocalCommands(hass, entry, await async_load_sentences(hass))
+    async_add_entities([AgentMediaConversationEntity(hass, entry, local)])
 
 
 class AgentMediaConversationEntity(conversation.ConversationEntity):
@@ -42,13 +47,16 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
     # Pipelines on HA ≥ 2025.7 start speaking while the text streams in; older versions ignore the flag.
     _attr_supports_streaming = True
 
-    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+    def __init__(
+        self, hass: HomeAssistant, entry: AgentMediaConfigEntry, local: LocalCommands | None
+    ) -> None:
         """Bind the agent to its entry."""
         self.entry = entry
-        self.agent = MediaAgent(hass, entry)
+        self.agent = MediaAgent(hass, entry, local)
         self._attr_unique_id = entry.entry_id
         device = service_device_info(entry)  # the entry's device, shared with the download entities
-        device["model"] = entry.runtime_data.llm.model
+        if entry.runtime_data.llm is not None:
+            device["model"] = entry.runtime_data.llm.model
         self._attr_device_info = device
 
     @property

@@ -19,7 +19,7 @@ from .memory import AgentMediaMemory
 class AgentMediaData:
     """What a loaded entry holds: one client per outside service, shared by the agent and the actions."""
 
-    llm: LLMClient
+    llm: LLMClient | None  # None: no model configured, the common commands are answered locally
     qbittorrent: QBittorrentClient
     tmdb: TMDBClient
     knaben: KnabenClient

@@ -99,7 +99,7 @@ async def async_get_config_entry_diagnostics(
     if entry.state is not ConfigEntryState.LOADED:
         return diagnostics
     runtime = entry.runtime_data
-    diagnostics["llm_model"] = runtime.llm.model
+    diagnostics["llm_model"] = runtime.llm.model if runtime.llm is not None else None
     diagnostics["memory"] = _memory_summary(runtime.memory.as_dict())
     coordinator = runtime.downloads
     downloads = coordinator.data

@@ -14,18 +14,13 @@ from typing import TYPE_CHECKING, Any, Final
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 from homeassistant.helpers.translation import async_get_translations
 
-from .clients.errors import (
-    AgentMediaClientError,
-    InvalidAuthError,
-    InvalidResponseError,
-    RateLimitedError,
-    RequestRejectedError,
-)
 from .const import DOMAIN
 from .untrusted import MAX_DETAIL, clip
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
+
+    from .clients.errors import AgentMediaClientError
 
 
 class ErrorCode(StrEnum):
@@ -58,13 +53,16 @@ _ACTION_ERROR: Final[dict[ErrorCode, type[HomeAssistantError]]] = {
     ErrorCode.INTERNAL_ERROR: HomeAssistantError,
 }
 
-# Client failures: the code and the translation key (strings.json → exceptions) of each.
-_CLIENT_ERRORS: Final[tuple[tuple[type[AgentMediaClientError], ErrorCode, str], ...]] = (
-    (InvalidAuthError, ErrorCode.INVALID_AUTH, "service_invalid_auth"),
-    (RateLimitedError, ErrorCode.RATE_LIMITED, "service_rate_limited"),
-    (InvalidResponseError, ErrorCode.BAD_RESPONSE, "service_invalid_response"),
-    (RequestRejectedError, ErrorCode.REJECTED, "request_rejected"),
-)
+# Client failures, by the clients' own failure codes: the operation's code and translation key of each.
+_CLIENT_FAILURES: Final[dict[str, tuple[ErrorCode, str]]] = {
+    "invalid_auth": (ErrorCode.INVALID_AUTH, "service_invalid_auth"),
+    "banned": (ErrorCode.INVALID_AUTH, "service_invalid_auth"),
+    "rate_limited": (ErrorCode.RATE_LIMITED, "service_rate_limited"),
+    "bad_response": (ErrorCode.BAD_RESPONSE, "service_invalid_response"),
+    "too_large": (ErrorCode.BAD_RESPONSE, "service_invalid_response"),
+    "rejected": (ErrorCode.REJECTED, "request_rejected"),
+}
+_CANNOT_CONNECT: Final = (ErrorCode.CANNOT_CONNECT, "service_cannot_connect")  # and timed out, or unknown
 
 
 class OperationError(Exception):
@@ -90,12 +88,14 @@ class OperationError(Exception):
 
 def from_client_error(err: AgentMediaClientError) -> OperationError:
     """Return the operation error for an outside service's failure."""
-    code, key = next(
-        ((code, key) for error_class, code, key in _CLIENT_ERRORS if isinstance(err, error_class)),
-        (ErrorCode.CANNOT_CONNECT, "service_cannot_connect"),
-    )
-    result = OperationError(code, key, service=err.service, detail=err.detail)
-    result.extra["service"] = err.service
+    return from_failure(err.service, err.code, err.detail)
+
+
+def from_failure(service: str, failure_code: str, detail: str) -> OperationError:
+    """Return the operation error for a service that failed with one of the clients' failure codes."""
+    code, key = _CLIENT_FAILURES.get(failure_code, _CANNOT_CONNECT)
+    result = OperationError(code, key, service=service, detail=detail)
+    result.extra["service"] = service
     return result
 
 

@@ -37,7 +37,7 @@ from .downloads import (
     DangerousTorrentError,
     async_add_download,
 )
-from .errors import ErrorCode, OperationError, from_client_error
+from .errors import ErrorCode, OperationError, from_client_error, from_failure
 from .memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS, MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
 from .ranking import (
     RankedRelease,
@@ -552,7 +552,9 @@ class MediaOperations:
             query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode
         )
         if not outcome.results and outcome.failures and len(outcome.failures) == len(outcome.sources):
-            raise OperationError(ErrorCode.CANNOT_CONNECT, "sources_failed", detail=outcome.failure_summary)
+            first = outcome.failures[0]
+            services = ", ".join(failure.source for failure in outcome.failures)
+            raise from_failure(services, first.code, outcome.failure_summary or first.detail)
         return outcome.results, outcome.failure_summary
 
     def search_result(self, requester: Requester, index: int) -> dict[str, Any]:

@@ -44,6 +44,7 @@ from ..const import (
 )
 from ..errors import async_render
 from ..requester import async_resolve_requester
+from ..sentences import async_load_sentences
 from .prompt import (
     build_memory_view,
     build_system_prompt,
@@ -67,8 +68,10 @@ if TYPE_CHECKING:
     from homeassistant.components.conversation import ChatLog, ConversationInput
     from homeassistant.core import HomeAssistant
 
+    from ..clients.llm import LLMClient
     from ..data import AgentMediaConfigEntry
     from ..requester import Requester
+    from .local import LocalCommands
     from .prompt import PromptView
 
 # Translation keys (strings.json → exceptions) of the spoken explanations.
@@ -205,11 +208,17 @@ def _tools_unsupported(err: RequestRejectedError) -> bool:
 class MediaAgent:
     """Runs turns for one config entry."""
 
-    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
-        """Prepare the tools; `native_tools` turns off when the server refuses tools."""
+    def __init__(
+        self, hass: HomeAssistant, entry: AgentMediaConfigEntry, local: LocalCommands | None = None
+    ) -> None:
+        """Prepare the tools; `native_tools` turns off when the server refuses tools.
+
+        `local`: the common commands answered without the model (None: every sentence goes to the model).
+        """
         self.hass = hass
         self.entry = entry
         self.registry = ToolRegistry(entry)
+        self.local = local
         self.native_tools = True
 
     async def async_respond(
@@ -230,7 +239,15 @@ class MediaAgent:
         progress = _TurnProgress()
         try:
             async with asyncio.timeout(deadline):
-                return await self._async_run_turn(user_input, chat_log, agent_id, requester, progress)
+                if (
+                    local := await self._async_answer_locally(user_input, chat_log, agent_id, requester)
+                ) is not None:
+                    return local
+                if (llm := self.entry.runtime_data.llm) is None:
+                    return await self._async_without_model(user_input, chat_log, agent_id, requester)
+                return await self._async_run_turn(
+                    user_input, chat_log, agent_id, requester=requester, progress=progress, llm=llm
+                )
         except TimeoutError:
             LOGGER.warning(
                 "Agent Media's turn took longer than %s s (%s)", deadline, progress.tool or "model"
@@ -249,8 +266,10 @@ class MediaAgent:
         user_input: ConversationInput,
         chat_log: ChatLog,
         agent_id: str,
+        *,
         requester: Requester,
         progress: _TurnProgress,
+        llm: LLMClient,
     ) -> TurnResult:
         entry = self.entry
         memory = entry.runtime_data.memory
@@ -290,7 +309,7 @@ class MediaAgent:
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
-            stream = entry.runtime_data.llm.stream_chat(
+            stream = llm.stream_chat(
                 messages=self._messages(chat_log, view, turn_start, reasoning, native=native),
                 tools=self.registry.specs() if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
@@ -305,7 +324,7 @@ class MediaAgent:
                         progress.tool = None  # the tools of that call have answered
             except RequestRejectedError as err:
                 if native and _tools_unsupported(err):
-                    LOGGER.info("%s does not take tools; using JSON actions", entry.runtime_data.llm.model)
+                    LOGGER.info("%s does not take tools; using JSON actions", llm.model)
                     self.native_tools = False
                     continue
                 return await self._async_llm_failure(user_input, chat_log, agent_id, err)
@@ -324,6 +343,46 @@ class MediaAgent:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, speech)
         memory.journal.mark_read(view.shown_event_ids)
+        return TurnResult(speech)
+
+    async def _async_answer_locally(
+        self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str, requester: Requester
+    ) -> TurnResult | None:
+        """Answer a common command without the model; None when the sentence is not one."""
+        if self.local is None:
+            return None
+        found = self.local.match(user_input.text, user_input.language, requester)
+        if found is None:
+            return None
+        speech = await self.local.async_answer(
+            found, user_input.language, requester, chat_log.conversation_id
+        )
+        return self._said(user_input, chat_log, agent_id, requester, speech)
+
+    async def _async_without_model(
+        self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str, requester: Requester
+    ) -> TurnResult:
+        """Say what can be done without a model (the entry has none)."""
+        sentences = self.local.sentences if self.local is not None else await async_load_sentences(self.hass)
+        language = user_input.language
+        speech = f"{sentences.response(language, 'model_less')} {sentences.response(language, 'help')}"
+        return self._said(user_input, chat_log, agent_id, requester, speech)
+
+    def _said(
+        self,
+        user_input: ConversationInput,
+        chat_log: ChatLog,
+        agent_id: str,
+        requester: Requester,
+        speech: str,
+    ) -> TurnResult:
+        """Record an answer given without the model, in the chat log and the conversation's memory."""
+        chat_log.async_add_assistant_content_without_tools(
+            AssistantContent(agent_id=agent_id, content=speech)
+        )
+        memory = self.entry.runtime_data.memory
+        memory.household.set_language(user_input.language)
+        memory.conversations.add_turn(chat_log.conversation_id, requester.key, user_input.text, speech)
         return TurnResult(speech)
 
     # --- talking to the model ----------------------------------------------------------------------------

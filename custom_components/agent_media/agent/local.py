@@ -1,0 +1,248 @@
+"""The common commands answered without a model: a locally matched sentence, run through the operations.
+
+`LocalCommands.async_answer` returns the spoken answer, or None when the sentence is not one of the common
+commands (or needs what only the model does): then the model gets it, as before.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Final
+
+from ..coordinator import DownloadState, download_state, is_complete
+from ..errors import OperationError
+from ..operations import MediaOperations, MediaQuestion, human_size, media_label
+from ..release import parse_release
+from ..sentences import LocalIntent, LocalMatch, LocalSentences
+from ..untrusted import MAX_TITLE, clip
+
+if TYPE_CHECKING:
+    from homeassistant.core import HomeAssistant
+
+    from ..data import AgentMediaConfigEntry
+    from ..requester import Requester
+
+RESULTS_SPOKEN: Final = 3  # a voice answer lists a few, the rest stay numbered in memory
+DOWNLOADS_SPOKEN: Final = 5
+NEWS_SPOKEN: Final = 5
+# Intents the operations do not serve yet: the model (if any) takes those sentences.
+_NOT_HERE: Final = frozenset(
+    {
+        LocalIntent.WANT,
+        LocalIntent.LIST_WANTED,
+        LocalIntent.FORGET_WANTED,
+        LocalIntent.FOLLOW_SHOW,
+        LocalIntent.UNFOLLOW_SHOW,
+    }
+)
+_EVENT_ANSWERS: Final = {"download_completed": "event_completed", "download_refused": "event_refused"}
+
+
+class LocalCommands:
+    """Answers the matched common commands of one entry in the person's language."""
+
+    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry, sentences: LocalSentences) -> None:
+        """Bind to the entry's operations and the loaded sentences."""
+        self.hass = hass
+        self.entry = entry
+        self.sentences = sentences
+
+    def match(self, text: str, language: str, requester: Requester) -> LocalMatch | None:
+        """Return the command the sentence asks for; a bare answer counts only while a question waits."""
+        waiting = self.entry.runtime_data.memory.working.question(requester.key) is not None
+        found = self.sentences.match(text, language, expecting_answer=waiting)
+        if found is None or found.intent in _NOT_HERE:
+            return None
+        return found
+
+    async def async_answer(
+        self, found: LocalMatch, language: str, requester: Requester, conversation_id: str | None
+    ) -> str:
+        """Run the command and say how it went (failures included, in words)."""
+        say = self.sentences.response
+        operations = MediaOperations(self.hass, self.entry)
+        try:
+            return await self._async_run(operations, found, language, requester, conversation_id)
+        except OperationError as err:
+            if err.translation_key == "no_search_results":
+                return say(language, "no_search")
+            if err.translation_key == "unknown_index":
+                return say(language, "index_out_of_range", **err.placeholders)
+            if err.translation_key == "media_not_found":
+                return say(language, "media_not_found", **err.placeholders)
+            if err.translation_key in ("no_torrents_found", "none_usable"):
+                return say(language, "no_results", query=err.placeholders.get("query", ""))
+            return self.sentences.error(language, err.code.value, **err.placeholders)
+
+    async def _async_run(  # noqa: PLR0911 - one answer per command
+        self,
+        operations: MediaOperations,
+        found: LocalMatch,
+        language: str,
+        requester: Requester,
+        conversation_id: str | None,
+    ) -> str:
+        slots, intent, say = found.slots, found.intent, self.sentences.response
+        if intent is LocalIntent.HELP:
+            return say(language, "help")
+        if intent is LocalIntent.SEARCH_TORRENTS:
+            query = " ".join(
+                str(part) for part in (slots["title"], slots.get("year"), slots.get("quality")) if part
+            )
+            search = await operations.async_search(requester, query, conversation_id=conversation_id)
+            return self._results(language, search.query, search.results)
+        if intent in (LocalIntent.DOWNLOAD_INDEX, LocalIntent.ANSWER_OPTION):
+            index = slots.get("index") or self._option_of_quality(requester, slots.get("quality"))
+            if index is None:
+                return say(language, "not_understood")
+            added = await operations.async_add_result(requester, index, conversation_id=conversation_id)
+            return self._added(language, added.media, added.name)
+        if intent is LocalIntent.DOWNLOAD_MEDIA:
+            return await self._async_download_media(operations, slots, language, requester, conversation_id)
+        if intent is LocalIntent.SET_FOLDER:
+            folder, path = await operations.async_set_folder(requester, slots["folder"], slots["path"])
+            return say(
+                language, "folder_set", folder=self.sentences.folder_label(language, folder), path=path
+            )
+        if intent is LocalIntent.WHATS_NEW:
+            return self._news(language)
+        if intent is LocalIntent.LIST_DOWNLOADS:
+            return self._downloads(language, await operations.async_list_downloads(requester))
+        return await self._async_control(operations, found, language, requester)
+
+    async def _async_download_media(
+        self,
+        operations: MediaOperations,
+        slots: dict[str, Any],
+        language: str,
+        requester: Requester,
+        conversation_id: str | None,
+    ) -> str:
+        outcome = await operations.async_download_media(
+            requester,
+            slots["title"],
+            year=slots.get("year"),
+            media_type=slots.get("media_type"),
+            quality=slots.get("quality"),
+            season=slots.get("season"),
+            episode=slots.get("episode"),
+            language=language,
+            conversation_id=conversation_id,
+        )
+        if isinstance(outcome, MediaQuestion):
+            return self._results(language, media_label(outcome.media), outcome.options)
+        return self._added(language, outcome.media, outcome.added.name, outcome.release)
+
+    def _option_of_quality(self, requester: Requester, quality: str | None) -> int | None:
+        """Return the number of the pending question's first option at that quality ("the 4K one")."""
+        question = self.entry.runtime_data.memory.working.question(requester.key)
+        if quality is None or question is None:
+            return None
+        for option in question["options"]:
+            if parse_release(str(option.get("title", ""))).resolution == quality:
+                return int(option["index"])
+        return None
+
+    def _results(self, language: str, query: str, results: list[dict[str, Any]]) -> str:
+        items = [
+            self.sentences.response(
+                language,
+                "result_item",
+                index=result["index"],
+                name=clip(result.get("title", "?"), MAX_TITLE),
+                size=human_size(result.get("size")),
+                seeders=result.get("seeders", 0),
+            )
+            for result in results[:RESULTS_SPOKEN]
+        ]
+        return self.sentences.response(language, "results", query=query, results="; ".join(items))
+
+    def _added(
+        self, language: str, media: dict[str, Any] | None, name: str, release: dict[str, Any] | None = None
+    ) -> str:
+        if not media:
+            return self.sentences.response(language, "added_name", name=clip(name, MAX_TITLE))
+        parsed = parse_release(name)
+        return self.sentences.response(
+            language,
+            "added",
+            title=media_label(media),
+            quality=parsed.resolution or "",
+            source=parsed.source or "",
+            seeders=(release or {}).get("seeders", "?"),
+        ).replace("  ", " ")
+
+    def _news(self, language: str) -> str:
+        journal = self.entry.runtime_data.memory.journal
+        events = journal.unread_events()
+        if not events:
+            return self.sentences.response(language, "nothing_new")
+        items = []
+        for event in events[:NEWS_SPOKEN]:
+            data = event.get("data") or {}
+            key = _EVENT_ANSWERS.get(str(event.get("type")), "event_completed")
+            what = data.get("title") or data.get("name") or "?"
+            items.append(self.sentences.response(language, key, name=clip(what, MAX_TITLE)))
+        journal.mark_read(event["id"] for event in events)
+        return self.sentences.response(language, "news", events=self.sentences.join(language, items))
+
+    def _downloads(self, language: str, torrents: list[dict[str, Any]]) -> str:
+        items = []
+        for torrent in torrents:
+            complete = is_complete(torrent)
+            if complete:
+                continue
+            state = download_state(torrent, complete=complete)
+            key = {
+                DownloadState.PAUSED: "download_item_paused",
+                DownloadState.STALLED: "download_item_stalled",
+            }
+            items.append(
+                self.sentences.response(
+                    language,
+                    key.get(state, "download_item"),
+                    name=self._name_of(torrent),
+                    progress=round(float(torrent.get("progress") or 0) * 100),
+                )
+            )
+        if not items:
+            return self.sentences.response(language, "no_downloads")
+        return self.sentences.response(
+            language, "downloads", downloads=self.sentences.join(language, items[:DOWNLOADS_SPOKEN])
+        )
+
+    def _name_of(self, torrent: dict[str, Any]) -> str:
+        record = self.entry.runtime_data.memory.downloads.get(str(torrent.get("hash", "")))
+        media = (record or {}).get("media")
+        return clip(media_label(media) if media else torrent.get("name", "?"), MAX_TITLE)
+
+    async def _async_control(
+        self, operations: MediaOperations, found: LocalMatch, language: str, requester: Requester
+    ) -> str:
+        """Pause, resume or cancel the download the person named (or all of them)."""
+        action = {LocalIntent.PAUSE: "pause", LocalIntent.RESUME: "resume"}.get(found.intent, "remove")
+        torrents = [
+            torrent
+            for torrent in await operations.async_list_downloads(requester)
+            if not is_complete(torrent)
+        ]
+        say = self.sentences.response
+        if found.slots.get("all") and action != "remove":
+            for torrent in torrents:
+                await operations.async_control(requester, action, str(torrent["hash"]))
+            return say(language, "paused_all" if action == "pause" else "resumed_all")
+        name = str(found.slots.get("name", ""))
+        wanted = _words(name)
+        matching = [torrent for torrent in torrents if wanted and wanted <= _words(self._name_of(torrent))]
+        if not matching:
+            return say(language, "no_such_download", name=clip(name, MAX_TITLE))
+        if len(matching) > 1:
+            names = self.sentences.join(language, [self._name_of(torrent) for torrent in matching[:4]])
+            return say(language, "several_match", name=clip(name, MAX_TITLE), names=names)
+        torrent = matching[0]
+        await operations.async_control(requester, action, str(torrent["hash"]))
+        answer = {"pause": "paused", "resume": "resumed", "remove": "cancelled"}[action]
+        return say(language, answer, name=self._name_of(torrent))
+
+
+def _words(text: str) -> set[str]:
+    return {word for word in "".join(c if c.isalnum() else " " for c in text.casefold()).split() if word}
