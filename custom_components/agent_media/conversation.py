@@ -43,9 +43,8 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
         self.entry = entry
         self.agent = MediaAgent(hass, entry)
         self._attr_unique_id = entry.entry_id
-        device = service_device_info(entry)  # the entry's device, shared with the download entities
-        device["model"] = entry.runtime_data.llm.model
-        self._attr_device_info = device
+        # The entry's device, shared with the download entities.
+        self._attr_device_info = service_device_info(entry, model=entry.runtime_data.llm.model)
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
