@@ -56,7 +56,9 @@ def at_floor(requirement: str) -> str:
 
 def main() -> None:
     """Print the requirements the arguments ask for."""
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("components", nargs="*", help="Home Assistant components the environment loads")
     parser.add_argument("--integration", action="store_true", help="add Agent Media's requirements")
     parser.add_argument("--floors", action="store_true", help="only Agent Media's requirements, at floor")
