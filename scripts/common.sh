@@ -3,9 +3,11 @@
 REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE_DIR=${AGENT_MEDIA_CACHE:-/var/cache/agent-media}
 VENV_313=$CACHE_DIR/venv-ha-2025.4
+VENV_FLOORS=$CACHE_DIR/venv-ha-2025.4-floors   # HA 2025.4.4 with the requirements at their manifest floors
 SID_ROOT=$CACHE_DIR/sid-root
 VENV_314=/opt/venv-ha-newest          # a path inside SID_ROOT
 ROOT_SRC=/src                         # where the checkout is bound inside SID_ROOT
+QBT_API_FLOOR_314=/opt/qbittorrent-api-floor  # inside SID_ROOT: the floor qbittorrent-api, put first on PYTHONPATH
 HA_COMPONENTS="conversation http diagnostics intent"
 
 # pip, without the warnings this machine's pip configuration prints about absent local mirrors.

@@ -19,6 +19,7 @@ from custom_components.agent_media.clients.errors import (
 from custom_components.agent_media.clients.qbittorrent import (
     AddedTorrent,
     QBittorrentClient,
+    _add_succeeded,
     info_hash_from_magnet,
     normalize_url,
     torrent_file_identity,
@@ -200,6 +201,25 @@ def test_info_hash_from_magnet_forms() -> None:
     assert info_hash_from_magnet("magnet:?xt=urn:btih:1234") is None
     assert info_hash_from_magnet("https://example.org/x.torrent") is None
     assert info_hash_from_magnet("magnet:?dn=no-hash") is None
+
+
+@pytest.mark.parametrize(
+    ("result", "succeeded"),
+    [
+        ("Ok.", True),
+        ("Fails.", False),
+        ({"success_count": 1, "failure_count": 0, "pending_count": 0}, True),
+        ({"success_count": 0, "failure_count": 0, "pending_count": 1}, True),
+        ({"success_count": 0, "failure_count": 1, "pending_count": 0}, False),
+        # qBittorrent 5.2's answer as the JSON text an older qbittorrent-api passes on.
+        ('{"success_count":1,"failure_count":0,"pending_count":0,"added_torrent_ids":[]}', True),
+        ('{"success_count":0,"failure_count":1,"pending_count":0,"added_torrent_ids":[]}', False),
+        ("{not json", False),
+        (None, False),
+    ],
+)
+def test_add_result_forms(result: Any, succeeded: bool) -> None:
+    assert _add_succeeded(result) is succeeded
 
 
 async def test_add_magnet_hex(

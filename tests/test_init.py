@@ -8,8 +8,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.agent_media.compat import async_get_entry_device
 from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, CONF_QBITTORRENT_URL, DOMAIN
 from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
+from homeassistant.helpers import device_registry as dr, entity_registry as er
+from homeassistant.setup import async_set_domains_to_be_loaded, async_setup_component
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -73,3 +76,39 @@ async def test_wrong_password_starts_reauth(
     assert entry.state is ConfigEntryState.SETUP_ERROR
     flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
     assert [flow["context"]["source"] for flow in flows] == [SOURCE_REAUTH]
+
+
+async def test_loads_when_assist_pipeline_fails(hass: HomeAssistant, config_entry: MockConfigEntry) -> None:
+    """Voice pipelines are optional: when assist_pipeline fails at start-up, Agent Media still loads.
+
+    As at a restart, both are to be set up; assist_pipeline fails (here its YAML is invalid). HA 2026.10
+    fails an integration whose after-dependency failed, so Agent Media must not name it.
+    """
+    async_set_domains_to_be_loaded(hass, {"assist_pipeline", DOMAIN})
+    bad_yaml = {"assist_pipeline": {"debug_recording_dir": ["not", "a", "path"]}}
+    pipeline = hass.async_create_task(async_setup_component(hass, "assist_pipeline", bad_yaml))
+
+    assert await async_setup_component(hass, DOMAIN, {})
+    await hass.async_block_till_done()
+    assert await pipeline is False
+    assert "assist_pipeline" not in hass.config.components
+    assert config_entry.state is ConfigEntryState.LOADED
+
+
+async def test_devices_describe_the_service_and_its_model(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    """Every entity's device info is what `DeviceInfo` builds on this HA (a dataclass from 2026.11)."""
+    entry = setup_integration
+    entities = er.async_entries_for_config_entry(er.async_get(hass), entry.entry_id)
+    assert entities
+    device_info_type = type(dr.DeviceInfo(identifiers={(DOMAIN, "x")}))
+    platforms = hass.data["entity_platform"][DOMAIN]
+    for platform in platforms:
+        for entity in platform.entities.values():
+            assert type(entity.device_info) is device_info_type, entity.entity_id
+    device = async_get_entry_device(dr.async_get(hass), (DOMAIN, entry.entry_id), entry.entry_id)
+    assert device is not None
+    assert device.entry_type is dr.DeviceEntryType.SERVICE
+    assert device.name == entry.title
+    assert device.model == entry.data["llm_model"]  # set by the agent, kept although the sensors omit it

@@ -131,19 +131,27 @@ def async_get_entry_device(
     return registry.async_get_device(identifiers={identifier})
 
 
+# --- Device info -----------------------------------------------------------------------------------------
+# HA 2026.11 made `DeviceInfo` a dataclass that still reads like a mapping; plain dicts are to be deprecated.
+# Before, it is a TypedDict, so calling it builds the dict those versions expect: every device info here is
+# built by calling `dr.DeviceInfo`, never as a dict literal.
+
+
 def with_parent_device(
     registry: dr.DeviceRegistry,
     device_info: dr.DeviceInfo,
     parent_identifier: tuple[str, str],
     config_entry_id: str,
 ) -> dr.DeviceInfo:
-    """Link a device to its parent device, which must already be registered.
+    """Return `device_info` linked to its parent device, which must already be registered.
 
     Newer HA (2026.10) takes `via_device_id` (the parent's registry id) and reports `via_device` as
     deprecated; HA 2025.4 knows only `via_device` (the parent's identifier).
     """
+    fields: dict[str, Any] = dict(device_info)
     if "via_device_id" not in dr.DeviceInfo.__optional_keys__:
-        return cast("dr.DeviceInfo", {**device_info, "via_device": parent_identifier})
-    if (parent := async_get_entry_device(registry, parent_identifier, config_entry_id)) is None:
-        return device_info
-    return cast("dr.DeviceInfo", {**device_info, "via_device_id": parent.id})
+        fields["via_device"] = parent_identifier
+    elif (parent := async_get_entry_device(registry, parent_identifier, config_entry_id)) is not None:
+        fields["via_device_id"] = parent.id
+    build: Callable[..., dr.DeviceInfo] = dr.DeviceInfo  # a TypedDict's keys or a dataclass's fields
+    return build(**fields)

@@ -54,10 +54,9 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
         self.entry = entry
         self.agent = MediaAgent(hass, entry, local)
         self._attr_unique_id = entry.entry_id
-        device = service_device_info(entry)  # the entry's device, shared with the download entities
-        if entry.runtime_data.llm is not None:
-            device["model"] = entry.runtime_data.llm.model
-        self._attr_device_info = device
+        # The entry's device, shared with the download entities.
+        llm = entry.runtime_data.llm
+        self._attr_device_info = service_device_info(entry, model=llm.model if llm is not None else None)
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:

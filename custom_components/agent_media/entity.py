@@ -17,14 +17,17 @@ if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
 
 
-def service_device_info(entry: AgentMediaConfigEntry) -> DeviceInfo:
-    """Return the entry's service device (shared by every entity of the entry)."""
-    return DeviceInfo(
+def service_device_info(entry: AgentMediaConfigEntry, *, model: str | None = None) -> DeviceInfo:
+    """Return the entry's service device (shared by every entity of the entry); `model` names the LLM."""
+    device = DeviceInfo(
         identifiers={(DOMAIN, entry.entry_id)},
         entry_type=DeviceEntryType.SERVICE,
         name=entry.title,
         manufacturer="Agent Media",
     )
+    if model is not None:  # left out, not None: None would clear the model another entity set
+        device["model"] = model
+    return device
 
 
 @callback

@@ -4,6 +4,10 @@ qbittorrent-api is synchronous and not thread-safe (a re-login swaps its HTTP se
 the executor one at a time per instance. Each call is also bounded by ``asyncio.timeout``: an executor job
 cannot be cancelled, so after a time-out the library client is dropped and a fresh one is built for the next
 call, and the stuck job finishes on its own when the requests time-out fires.
+
+It works with qbittorrent-api from 2024.2.59 (the version Home Assistant 2025.4's own qBittorrent
+integration pins, so the one installed wherever that integration is set up) to the newest. The library
+versions that predate qBittorrent 5 differ in a few ways, all bridged in the "Library versions" section.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import base64
 import contextlib
 from dataclasses import dataclass
 import hashlib
+import inspect
+import json
 import re
 import time
 from typing import TYPE_CHECKING, Any, Final, Literal
@@ -168,9 +174,18 @@ def torrent_file_identity(data: bytes) -> tuple[str, str]:
 
 
 def _add_succeeded(result: Any) -> bool:
-    """Read ``torrents_add``'s result: "Ok."/"Fails." up to qBittorrent 5.1, a counts dict from 5.2."""
+    """Read ``torrents_add``'s result: "Ok."/"Fails." up to qBittorrent 5.1, a counts dict from 5.2.
+
+    Library versions before qBittorrent 5.2 hand that dict over as its JSON text.
+    """
     if isinstance(result, str):
-        return result.strip() == _ADD_OK
+        if result.lstrip().startswith("{"):
+            try:
+                result = json.loads(result)
+            except ValueError:
+                return False
+        else:
+            return result.strip() == _ADD_OK
     if isinstance(result, dict):
         return bool(result.get("success_count") or result.get("pending_count"))
     return False
@@ -208,6 +223,78 @@ def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in prec
     return CannotConnectError(SERVICE, type(err).__name__)
 
 
+# --- Library versions -----------------------------------------------------------------------------
+# qbittorrent-api 2024.3 and older (2024.2.59 included) has no torrents_stop/torrents_start and no `stopped`
+# add flag, the names qBittorrent 5.0 (Web API 2.11) gave pause/resume/paused, and no HTTPADAPTER_ARGS. Before
+# 2026.5.1 its login wants the body "Ok.", while qBittorrent 5.2 answers a good login with an empty HTTP 204.
+
+_LIBRARY_KNOWS_STOP: Final = hasattr(qbittorrentapi.Client, "torrents_stop")
+_LIBRARY_TAKES_ADAPTER_ARGS: Final = "HTTPADAPTER_ARGS" in inspect.signature(qbittorrentapi.Client).parameters
+_STOP_RENAMED_IN_API: Final = (2, 11)
+_SESSION_COOKIE_PREFIX: Final = "QBT_SID_"  # qBittorrent 5.2+; older ones call it SID
+
+
+def _api_version(client: qbittorrentapi.Client) -> tuple[int, ...]:
+    """Return the Web API version (cached by the library) as a tuple, e.g. (2, 8, 19)."""
+    return tuple(int(part) for part in str(client.app_web_api_version()).split(".") if part.isdigit())
+
+
+class _LibraryClient(qbittorrentapi.Client):
+    """qbittorrent-api's client, with a login that behaves the same on every library version."""
+
+    _logging_in = False
+
+    def auth_log_in(self, username: str | None = None, password: str | None = None, **kwargs: Any) -> None:
+        """Log in; also used by the library's own re-login when a session expires."""
+        if self._logging_in:
+            # Older libraries answer a 403 to the login itself (a banned address) with another login, forever.
+            raise qbittorrentapi.Forbidden403Error("login refused: this address is banned")
+        self._logging_in = True
+        try:
+            super().auth_log_in(username, password, **kwargs)
+        except qbittorrentapi.LoginFailed:
+            # A library older than 2026.5.1 calls qBittorrent 5.2's empty 204 a failure, yet qBittorrent only
+            # sets its session cookie after a good login (a wrong password gets 401 there).
+            session = getattr(self, "_http_session", None)
+            cookies = session.cookies.keys() if session is not None else []
+            if not any(name.startswith(_SESSION_COOKIE_PREFIX) for name in cookies):
+                raise
+        finally:
+            self._logging_in = False
+
+
+def _library_add_flags(*, paused: bool, skip_checking: bool | None) -> dict[str, Any]:
+    """Return the torrents_add arguments that pause and skip checking on qBittorrent 4.x and 5.x alike."""
+    if _LIBRARY_KNOWS_STOP:  # it sends paused+stopped and skip_checking+seedMode itself
+        return {"is_paused": paused, "is_stopped": paused, "is_skip_checking": skip_checking}
+    # An older library sends only the 4.x names; extra keywords go to qBittorrent as form fields.
+    return {
+        "is_paused": paused,
+        "stopped": paused,
+        "is_skip_checking": skip_checking,
+        "seedMode": skip_checking,
+    }
+
+
+def _stop_or_start(client: qbittorrentapi.Client, hashes: list[str], *, stop: bool) -> None:
+    """Stop (4.x: pause) or start (4.x: resume) torrents, with the endpoint this qBittorrent has."""
+    if _LIBRARY_KNOWS_STOP:
+        if stop:
+            client.torrents_stop(torrent_hashes=hashes)
+        else:
+            client.torrents_start(torrent_hashes=hashes)
+        return
+    if _api_version(client) >= _STOP_RENAMED_IN_API:
+        # The older library knows only the 4.x endpoints, which qBittorrent 5 removed.
+        client._post(  # noqa: SLF001 - its generic request, the one way to reach the renamed endpoints
+            _name="torrents", _method="stop" if stop else "start", data={"hashes": "|".join(hashes)}
+        )
+    elif stop:
+        client.torrents_pause(torrent_hashes=hashes)
+    else:
+        client.torrents_resume(torrent_hashes=hashes)
+
+
 class QBittorrentClient:
     """Async facade over qbittorrent-api for one qBittorrent Web UI."""
 
@@ -232,16 +319,20 @@ class QBittorrentClient:
     def _library_client(self) -> qbittorrentapi.Client:
         """Return the library client, building it on first use (cheap: no I/O until a request)."""
         if self._client is None:
-            self._client = qbittorrentapi.Client(
+            # No adapter retries where the library lets us say so: each attempt can take the whole timeout.
+            adapter_args: dict[str, Any] = (
+                {"HTTPADAPTER_ARGS": {"max_retries": 0}} if _LIBRARY_TAKES_ADAPTER_ARGS else {}
+            )
+            self._client = _LibraryClient(
                 host=self.url,
                 username=self._username,
                 password=self._password,
                 VERIFY_WEBUI_CERTIFICATE=self._verify_ssl,
                 FORCE_SCHEME_FROM_HOST=True,
                 REQUESTS_ARGS={"timeout": self._timeout},
-                HTTPADAPTER_ARGS={"max_retries": 0},
                 SIMPLE_RESPONSES=True,
                 DISABLE_LOGGING_DEBUG_OUTPUT=True,
+                **adapter_args,
             )
         return self._client
 
@@ -316,11 +407,12 @@ class QBittorrentClient:
             raise RequestRejectedError(SERVICE, "not a valid torrent file") from err
         return await self._add(
             AddedTorrent(info_hash=info_hash, name=name),
-            {"torrent_files": {f"{info_hash}.torrent": data}, "is_skip_checking": skip_checking or None},
+            {"torrent_files": {f"{info_hash}.torrent": data}},
             save_path=save_path,
             category=category,
             tags=tags,
             paused=paused,
+            skip_checking=skip_checking or None,
         )
 
     async def _add(
@@ -332,6 +424,7 @@ class QBittorrentClient:
         category: str | None,
         tags: Sequence[str],
         paused: bool,
+        skip_checking: bool | None = None,
         stop_condition: Literal["MetadataReceived"] | None = None,
     ) -> AddedTorrent:
         def existing(client: qbittorrentapi.Client) -> AddedTorrent | None:
@@ -344,14 +437,12 @@ class QBittorrentClient:
             if present := existing(client):
                 return present
             try:
-                # 4.x reads "paused", 5.x "stopped"; the library sends both from either flag.
                 result = client.torrents_add(
                     save_path=save_path,
                     category=category,
                     tags=list(tags) or None,
-                    is_paused=paused,
-                    is_stopped=paused,
                     stop_condition=stop_condition,
+                    **_library_add_flags(paused=paused, skip_checking=skip_checking),
                     **source,
                 )
             except qbittorrentapi.Conflict409Error:  # 5.2+: nothing added, e.g. a duplicate
@@ -391,12 +482,12 @@ class QBittorrentClient:
     async def async_pause(self, hashes: Sequence[str]) -> None:
         """Pause (qBittorrent 5: stop) torrents."""
         wanted = [h.lower() for h in hashes]
-        await self._run(lambda client: client.torrents_stop(torrent_hashes=wanted))
+        await self._run(lambda client: _stop_or_start(client, wanted, stop=True))
 
     async def async_resume(self, hashes: Sequence[str]) -> None:
         """Resume (qBittorrent 5: start) torrents."""
         wanted = [h.lower() for h in hashes]
-        await self._run(lambda client: client.torrents_start(torrent_hashes=wanted))
+        await self._run(lambda client: _stop_or_start(client, wanted, stop=False))
 
     async def async_remove(self, hashes: Sequence[str], *, delete_files: bool = False) -> None:
         """Remove torrents, and their data when asked."""
