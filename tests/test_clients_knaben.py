@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from custom_components.agent_media.clients._http import NO_RETRY, RetryPolicy, parse_retry_after
+from custom_components.agent_media.clients.bittorrent import build_magnet, info_hash_from_magnet
 from custom_components.agent_media.clients.errors import (
     CannotConnectError,
     InvalidResponseError,
@@ -20,8 +21,8 @@ from custom_components.agent_media.clients.errors import (
     ResponseTooLargeError,
     TimedOutError,
 )
-from custom_components.agent_media.clients.knaben import KnabenClient, TorrentResult, build_magnet, parse_hit
-from custom_components.agent_media.clients.qbittorrent import QBittorrentClient, info_hash_from_magnet
+from custom_components.agent_media.clients.knaben import KnabenClient, TorrentResult, parse_hit
+from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
 from custom_components.agent_media.const import MAX_LINK_LENGTH, MAX_TITLE_LENGTH
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from custom_components.agent_media.clients.bittorrent import info_hash_from_magnet, torrent_file_identity
 from custom_components.agent_media.clients.errors import (
     BannedError,
     CannotConnectError,
@@ -20,9 +21,7 @@ from custom_components.agent_media.clients.qbittorrent import (
     AddedTorrent,
     QBittorrentClient,
     _add_succeeded,
-    info_hash_from_magnet,
     normalize_url,
-    torrent_file_identity,
 )
 
 from .rig.knaben_server import synthetic_hash

@@ -26,8 +26,9 @@ from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.util import dt as dt_util
 
+from .clients.bittorrent import info_hash_from_magnet, torrent_file_identity, torrent_file_names
 from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
-from .clients.qbittorrent import AddedTorrent, info_hash_from_magnet, torrent_file_identity
+from .clients.qbittorrent import AddedTorrent
 from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
 from .safety import dangerous_files, describe_dangerous
 from .untrusted import MAX_NAME, clip
@@ -125,6 +126,8 @@ async def async_add_download(
     data = entry.runtime_data
     if url is not None and not url.lower().startswith("magnet:"):
         torrent_file = await async_fetch_torrent_file(hass, url)
+    if torrent_file is not None:
+        _refuse_dangerous_file_list(torrent_file)  # a .torrent lists its files: no need to add it first
     link = magnet or url
     qbittorrent = data.qbittorrent
     added, safety = await _async_add_checked(qbittorrent, link, torrent_file, save_path)
@@ -156,6 +159,20 @@ async def async_add_download(
     if safety == SAFETY_WAITING:
         _start_safety_check(hass, entry, added)
     return added
+
+
+def _refuse_dangerous_file_list(torrent_file: bytes) -> None:
+    """Raise DangerousTorrentError, before anything is added, when the .torrent lists dangerous files."""
+    try:
+        _info_hash, name = torrent_file_identity(torrent_file)
+        names = torrent_file_names(torrent_file)
+    except ValueError:
+        return  # qBittorrent refuses it in a moment, with its own words
+    if found := dangerous_files(names):
+        LOGGER.warning(
+            "Refused %s before adding it: it holds %s", clip(name, MAX_NAME), ", ".join(found[:10])
+        )
+        raise DangerousTorrentError(name, found)
 
 
 @callback

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from yarl import URL
 
+from .clients.bittorrent import info_hash_from_magnet, normalize_info_hash
 from .clients.errors import AgentMediaClientError
-from .clients.qbittorrent import info_hash_from_magnet, normalize_info_hash
 from .const import (
     CODEC_CHOICES,
     CONF_ALLOW_NON_ADMIN_SETTINGS,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import aiohttp
 
-from custom_components.agent_media.const import (
+from ..const import (
     MAX_RESPONSE_BYTES,
     RETRY_ATTEMPTS,
     RETRY_FIRST_DELAY,
@@ -27,7 +27,6 @@ from custom_components.agent_media.const import (
     SEARCH_CACHE_SIZE,
     SEARCH_CACHE_TTL,
 )
-
 from .errors import (
     CannotConnectError,
     InvalidAuthError,

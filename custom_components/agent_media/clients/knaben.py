@@ -6,9 +6,8 @@ from dataclasses import dataclass
 import json
 import time
 from typing import TYPE_CHECKING, Any, Final
-from urllib.parse import quote
 
-from custom_components.agent_media.const import (
+from ..const import (
     DEFAULT_KNABEN_URL,
     DEFAULT_SEARCH_LIMIT,
     MAX_LINK_LENGTH,
@@ -18,10 +17,9 @@ from custom_components.agent_media.const import (
     SEARCH_CACHE_TTL,
     SEARCH_TIMEOUT,
 )
-
 from ._http import DEFAULT_RETRY, RetryPolicy, TTLCache, as_int, async_request_json, clip, deadline_in
+from .bittorrent import build_magnet, info_hash_from_magnet, normalize_info_hash
 from .errors import InvalidResponseError
-from .qbittorrent import info_hash_from_magnet, normalize_info_hash
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -76,12 +74,6 @@ class TorrentResult:
         if self.info_hash:
             return build_magnet(self.info_hash, self.title)
         return self.torrent_url
-
-
-def build_magnet(info_hash: str, name: str | None = None) -> str:
-    """Return a tracker-less magnet link for a hash (peers come from DHT and PeX)."""
-    magnet = f"magnet:?xt=urn:btih:{info_hash.lower()}"
-    return f"{magnet}&dn={quote(name, safe='')}" if name else magnet
 
 
 def _text(value: Any) -> str | None:

@@ -10,8 +10,7 @@ import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final
 
-from custom_components.agent_media.const import DEFAULT_SEARCH_LIMIT, LOGGER, MAX_MERGED_RESULTS
-
+from ..const import DEFAULT_SEARCH_LIMIT, LOGGER, MAX_MERGED_RESULTS
 from .errors import AgentMediaClientError
 from .knaben import SERVICE as KNABEN
 

@@ -7,7 +7,7 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-from custom_components.agent_media.const import (
+from ..const import (
     DEFAULT_TMDB_URL,
     MAX_RESPONSE_BYTES,
     MAX_TITLE_LENGTH,
@@ -15,7 +15,6 @@ from custom_components.agent_media.const import (
     SEARCH_CACHE_TTL,
     SEARCH_TIMEOUT,
 )
-
 from ._http import DEFAULT_RETRY, RetryPolicy, TTLCache, async_request_json, clip, deadline_in
 from .errors import RequestRejectedError
 

@@ -21,7 +21,7 @@ from xml.parsers import expat
 
 from yarl import URL
 
-from custom_components.agent_media.const import (
+from ..const import (
     DEFAULT_INDEXER_NAME,
     DEFAULT_INDEXER_TIMEOUT,
     MAX_NAME_LENGTH,
@@ -31,7 +31,6 @@ from custom_components.agent_media.const import (
     MAX_TORZNAB_RESPONSE_BYTES,
     SEARCH_CACHE_TTL,
 )
-
 from ._http import (
     DEFAULT_RETRY,
     HttpAnswer,
@@ -43,6 +42,7 @@ from ._http import (
     deadline_in,
     raise_for_status,
 )
+from .bittorrent import info_hash_from_magnet, normalize_info_hash
 from .errors import (
     CannotConnectError,
     InvalidAuthError,
@@ -51,7 +51,6 @@ from .errors import (
     RequestRejectedError,
 )
 from .knaben import TorrentResult, link_or_none
-from .qbittorrent import info_hash_from_magnet, normalize_info_hash
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -17,7 +17,7 @@ import datetime as dt
 import re
 from typing import Final
 
-from custom_components.agent_media.safety import MEDIA_EXTENSIONS, dangerous_name_extension
+from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
 
 # Names come from search results: a longer one is junk, and clipping bounds the regular expressions' work.
 MAX_NAME_LENGTH: Final = 400

@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, cast
 
-from custom_components.agent_media.const import DOMAIN
 from homeassistant.util.hass_dict import HassKey
 from homeassistant.util.yaml import load_yaml
 
+from ..const import DOMAIN
 from .matcher import (
     MAX_SLOT_CHARS,
     LanguageCommands,
