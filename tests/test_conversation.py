@@ -1,4 +1,4 @@
-"""The five flows of DESIGN.md, end to end through `conversation.async_converse`.
+"""The five flows (docs/architecture.md), end to end through `conversation.async_converse`.
 
 Each flow runs with the scripted LLM answering in native tool calls and in the original JSON-action form, the
 recorded-shape TMDB and Knaben servers, and a real qbittorrent-nox.

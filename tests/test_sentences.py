@@ -34,7 +34,7 @@ CASES_DIR = Path(__file__).parent / "sentences"
 LANGUAGES = ("en", "fr", "de", "es")
 QUALITIES = {"2160p", "1080p", "720p"}
 FOLDERS = {"download", "movie", "tv_show", "torrent"}
-# The tool error codes (DESIGN.md and agent/tools.py) a local turn can meet.
+# The tool error codes (errors.py) a local turn can meet.
 ERROR_CODES = (
     "not_found",
     "bad_args",

@@ -10,7 +10,7 @@ from .release import RESOLUTIONS
 DOMAIN: Final = "agent_media"
 LOGGER = logging.getLogger(__package__)
 
-# Config entry data (contract: see DESIGN.md).
+# Config entry data (contract: see docs/architecture.md).
 CONF_LLM_BASE_URL: Final = "llm_base_url"
 CONF_LLM_API_KEY: Final = "llm_api_key"
 CONF_LLM_MODEL: Final = "llm_model"

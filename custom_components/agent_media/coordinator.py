@@ -73,7 +73,7 @@ PAUSED_STATES: Final = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedU
 ERROR_STATES: Final = frozenset({"error", "missingFiles"})
 CHECKING_STATES: Final = frozenset({"checkingDL", "checkingUP", "checkingResumeData"})
 ETA_INFINITE: Final = 8_640_000  # qBittorrent's "no estimate"
-# Media fields of an agent-recorded download that go into the completion event (DESIGN.md).
+# Media fields of an agent-recorded download that go into the completion event (docs/architecture.md).
 COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type")
 
 
@@ -326,7 +326,7 @@ class TorrentTracker:
 def completion_payload(
     entry_id: str, info_hash: str, torrent: Mapping[str, Any], agent_record: Mapping[str, Any] | None
 ) -> dict[str, Any]:
-    """Return the JSON-safe data of ``agent_media_download_completed`` (DESIGN.md)."""
+    """Return the JSON-safe data of ``agent_media_download_completed`` (docs/architecture.md)."""
     agent_record = agent_record or {}
     payload: dict[str, Any] = {
         "entry_id": entry_id,

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 
 class ErrorCode(StrEnum):
-    """Error codes of tool results (contract: DESIGN.md) and of the operations."""
+    """Error codes of tool results (contract: docs/architecture.md) and of the operations."""
 
     NOT_FOUND = "not_found"
     BAD_ARGS = "bad_args"
