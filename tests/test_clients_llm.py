@@ -42,6 +42,16 @@ TOOLS = [
 ]
 
 
+@pytest.fixture
+def expected_lingering_tasks() -> bool:
+    """openai 2.x leaves its inner SSE generators for asyncio to close a few loop turns after a stream ends.
+
+    Harmless (nothing is left open: the HTTP response is closed), but the harness sees them as lingering
+    tasks when a test ends right after a stream. Home Assistant's constraints give openai 2.x on 2025.4.
+    """
+    return True
+
+
 async def make_client(
     hass: HomeAssistant, server: ScriptedLLMServer, *, api_key: str | None = None, **kwargs: Any
 ) -> LLMClient:

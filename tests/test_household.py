@@ -13,9 +13,10 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 import voluptuous as vol
 
+from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
 from custom_components.agent_media.const import CONF_TURN_TIMEOUT, DOMAIN, EVENT_DOWNLOAD_ADDED, storage_key
 from custom_components.agent_media.downloads import TORRENT_TAG
-from custom_components.agent_media.requester import SYSTEM_KEY
+from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context
@@ -477,3 +478,18 @@ async def wait_for_torrent(
             return dict(torrents[0])
         await asyncio.sleep(0.1)
     raise AssertionError(f"torrent {info_hash} never got there")
+
+
+@pytest.mark.parametrize("index", [2.7, True, "two", 0, -1])
+async def test_the_tools_take_whole_numbers_only(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, index: Any
+) -> None:
+    entry = setup_integration
+    entry.runtime_data.memory.working.store_search(
+        SYSTEM_KEY, "Sintel", [{"title": f"Sintel.{n}"} for n in range(3)], None
+    )
+    context = ToolContext(hass=hass, entry=entry, requester=SYSTEM, conversation_id="c")
+    result = await ToolRegistry(entry).async_run("get_torrent_by_index", {"index": index}, context)
+    assert (result["status"], result["error"]) == ("error", "bad_args")
+    whole = await ToolRegistry(entry).async_run("get_torrent_by_index", {"index": 2.0}, context)
+    assert whole["torrent"]["index"] == 2

@@ -309,7 +309,7 @@ def test_brand_variants_are_not_copies() -> None:
 TOP_LEVEL_STRINGS = {
     "title", "config", "options", "selector", "device_automation", "system_health", "config_panel",
     "application_credentials", "issues", "entity_component", "device", "entity", "exceptions", "services",
-    "conversation", "common",
+    "conversation", "common", "config_subentries",
 }  # fmt: skip
 
 

@@ -70,7 +70,9 @@ class LocalCommands:
             if err.translation_key == "media_not_found":
                 return say(language, "media_not_found", **err.placeholders)
             if err.translation_key == "folder_not_allowed":
-                return self.sentences.error(language, "folder_not_allowed", path=err.placeholders.get("path", ""))
+                return self.sentences.error(
+                    language, "folder_not_allowed", path=err.placeholders.get("path", "")
+                )
             if err.translation_key in ("no_torrents_found", "none_usable"):
                 return say(language, "no_results", query=err.placeholders.get("query", ""))
             return self.sentences.error(language, err.code.value, **err.placeholders)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncGenerator
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -181,13 +182,18 @@ class LLMClient:
             )
             async with stream:
                 chunks = aiter(stream)
-                while True:
-                    try:
-                        async with asyncio.timeout(self._idle_timeout):
-                            chunk = await anext(chunks)
-                    except StopAsyncIteration:
-                        return
-                    yield chunk
+                try:
+                    while True:
+                        try:
+                            async with asyncio.timeout(self._idle_timeout):
+                                chunk = await anext(chunks)
+                        except StopAsyncIteration:
+                            return
+                        yield chunk
+                finally:
+                    # Close openai's own generators now, not when asyncio collects them after the turn.
+                    if isinstance(chunks, AsyncGenerator):
+                        await chunks.aclose()
         except TimeoutError as err:
             raise CannotConnectError(SERVICE, f"no answer for {self._idle_timeout:g} s") from err
         except (openai.OpenAIError, ValueError) as err:
