@@ -54,7 +54,7 @@ class LocalCommands:
             return None
         return found
 
-    async def async_answer(
+    async def async_answer(  # noqa: PLR0911 - one answer per kind of refusal
         self, found: LocalMatch, language: str, requester: Requester, conversation_id: str | None
     ) -> str:
         """Run the command and say how it went (failures included, in words)."""
