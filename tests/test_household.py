@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
+from unittest.mock import patch
 
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
@@ -493,3 +494,21 @@ async def test_the_tools_take_whole_numbers_only(
     assert (result["status"], result["error"]) == ("error", "bad_args")
     whole = await ToolRegistry(entry).async_run("get_torrent_by_index", {"index": 2.0}, context)
     assert whole["torrent"]["index"] == 2
+
+
+async def test_an_add_interrupted_by_a_crash_is_started_after_the_next_poll(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, qbittorrent: QBittorrentInstance
+) -> None:
+    entry = setup_integration
+    local = make_local_torrent(qbittorrent.downloads_dir, "Elephants.Dream.2006.mkv")
+    await entry.runtime_data.qbittorrent.async_add_torrent_file(
+        local.torrent_bytes, save_path=str(qbittorrent.downloads_dir), tags=(TORRENT_TAG,), paused=True
+    )
+    await wait_for_torrent(hass, qbittorrent, local.info_hash)
+    # Nobody retries: the next poll finds it (old enough to be no add in progress) and takes it back.
+    with patch("custom_components.agent_media.coordinator.INTERRUPTED_ADD_AGE", 0.0):
+        await entry.runtime_data.downloads.async_refresh()
+    assert entry.runtime_data.memory.downloads.get(local.info_hash) is not None
+    await wait_for_torrent(
+        hass, qbittorrent, local.info_hash, lambda t: not str(t["state"]).startswith(("paused", "stopped"))
+    )

@@ -38,6 +38,7 @@ from .const import (
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
 )
+from .downloads import TORRENT_TAG, async_adopt_interrupted_add
 from .library import async_organize_completed, should_organize
 from .untrusted import MAX_NAME, clip, storable_copy
 
@@ -66,9 +67,12 @@ TRACKED_FIELDS: Final = frozenset(
         "save_path",
         "size",
         "state",
+        "tags",
         "total_size",
     }
 )
+# An add of ours older than this that is still stopped and unrecorded was cut short (say, by a crash).
+INTERRUPTED_ADD_AGE: Final = 60.0  # seconds
 PAUSED_STATES: Final = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedUP"})  # 4.x and 5.x names
 ERROR_STATES: Final = frozenset({"error", "missingFiles"})
 CHECKING_STATES: Final = frozenset({"checkingDL", "checkingUP", "checkingResumeData"})
@@ -384,6 +388,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         # after the first refresh); None once they go straight to the bus.
         self._deferred_events: list[tuple[str, dict[str, Any]]] | None = []
         self._unsubscribe: list[CALLBACK_TYPE] = []
+        self._adopted: set[str] = set()  # interrupted adds already handed to a safety check
 
     async def _async_setup(self) -> None:
         """Read what is known from before a restart and listen for downloads the agent adds."""
@@ -433,6 +438,10 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             ) from err
         for info_hash in completed:
             self._async_completed(info_hash)
+        for info_hash in self._interrupted_adds():
+            self._adopted.add(info_hash)
+            name = str(self._tracker.torrents[info_hash].get("name") or info_hash)
+            async_adopt_interrupted_add(self.hass, self.config_entry, info_hash, name)
         if self._tracker.incomplete_changed:
             self._tracker.incomplete_changed = False
             self._memory.downloads.set_incomplete(self._tracker.incomplete)
@@ -445,6 +454,23 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         else:
             self.update_interval = self._idle_interval
         return self._build_data()
+
+    def _interrupted_adds(self) -> list[str]:
+        """Return our torrents (tagged) that sit stopped, incomplete and unrecorded: an add cut short."""
+        now = time.time()
+        found = []
+        for info_hash, torrent in self._tracker.torrents.items():
+            tags = {tag.strip() for tag in str(torrent.get("tags") or "").split(",")}
+            if (
+                TORRENT_TAG in tags
+                and info_hash not in self._agent_hashes
+                and info_hash not in self._adopted
+                and torrent.get("state") in PAUSED_STATES
+                and not is_complete(torrent)
+                and now - _number(torrent.get("added_on")) > INTERRUPTED_ADD_AGE
+            ):
+                found.append(info_hash)
+        return found
 
     @callback
     def _async_completed(self, info_hash: str) -> None:

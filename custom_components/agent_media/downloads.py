@@ -183,6 +183,18 @@ def _start_safety_check(hass: HomeAssistant, entry: AgentMediaConfigEntry, added
 
 
 @callback
+def async_adopt_interrupted_add(
+    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, name: str
+) -> None:
+    """Take back one of our torrents whose add was cut short: record it, check its files, then start it."""
+    LOGGER.info("Checking %s, an add that was interrupted, before starting it", clip(name, MAX_NAME))
+    entry.runtime_data.memory.downloads.add(
+        info_hash, {"name": name, "source": SOURCE_SERVICE, "safety": SAFETY_WAITING}
+    )
+    _start_safety_check(hass, entry, AddedTorrent(info_hash=info_hash, name=name))
+
+
+@callback
 def async_resume_safety_checks(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
     """Carry on the checks a restart interrupted: those torrents are still stopped, waiting for metadata."""
     for info_hash, record in entry.runtime_data.memory.downloads.records().items():
