@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from http import HTTPStatus
+import json
+from pathlib import Path
 import socket
 from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
@@ -9,6 +12,7 @@ from unittest.mock import patch
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.agent_media import config_flow
 from custom_components.agent_media.config_flow import AgentMediaConfigFlow, TorznabIndexerFlow
 from custom_components.agent_media.const import (
     CONF_INDEXER_API_KEY,
@@ -18,24 +22,30 @@ from custom_components.agent_media.const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_LOCAL_SENTENCES,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
     CONF_QBITTORRENT_VERIFY_SSL,
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
+    DEFAULT_SCAN_INTERVAL,
     DOMAIN,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
     SUBENTRY_INDEXER,
 )
 from homeassistant import config_entries
+from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_NAME
-from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.data_entry_flow import FlowResultType, section
+from homeassistant.setup import async_setup_component
 
 from .rig.torznab_server import TorznabServer
 
 if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
+
     from homeassistant.core import HomeAssistant
 
 
@@ -358,30 +368,239 @@ async def test_reconfigure_changes_model_and_keeps_secrets(
     assert entry.data[CONF_TMDB_API_KEY] == entry_data[CONF_TMDB_API_KEY]
 
 
-async def test_options_flow(hass: HomeAssistant, setup_integration: MockConfigEntry) -> None:
+# --- options ---------------------------------------------------------------------------------------------
+
+OPTION_SECTIONS = ("agent", "releases", "downloads", "household", "services")
+
+
+def section_input(options: dict[str, Any], folders: dict[str, str] | None = None) -> dict[str, Any]:
+    """Return what the form sends: the given options (and folder paths), each in its section."""
+    shown = {name: {} for name in OPTION_SECTIONS}
+    for name, fields in shown.items():
+        fields.update({key: value for key, value in options.items() if key in OPTION_FIELDS[name]})
+    if folders is not None:
+        shown["folders"] = folders
+    return shown
+
+
+OPTION_FIELDS = {
+    "agent": {
+        "prompt",
+        "temperature",
+        "max_tool_iterations",
+        "max_history_messages",
+        "turn_timeout",
+        CONF_LOCAL_SENTENCES,
+    },
+    "releases": {"preferred_resolution", "preferred_codec", "max_size_gb", "preferred_languages"},
+    "downloads": {"scan_interval", "organize_library"},
+    "household": {"allow_non_admin_settings"},
+    "services": {CONF_TMDB_URL, CONF_KNABEN_URL},
+}
+FOLDER_FIELDS = {"download", "movie", "tv_show"}
+
+
+def form_sections(result: Any) -> dict[str, Any]:
+    """Return the form's sections by name."""
+    return {str(key): value for key, value in result["data_schema"].schema.items()}
+
+
+def section_fields(form_section: section) -> dict[str, Any]:
+    """Return a section's fields by name, with their markers (defaults and suggested values)."""
+    return {str(key): key for key in form_section.schema.schema}
+
+
+def shown_value(marker: Any) -> Any:
+    """Return what a field shows: its suggested value, else its default."""
+    if marker.description and "suggested_value" in marker.description:
+        return marker.description["suggested_value"]
+    return marker.default() if callable(marker.default) else None
+
+
+@pytest.fixture
+def media_root(hass: HomeAssistant, tmp_path: Path) -> Path:
+    """A folder Home Assistant may use, with downloads/ and films/ in it, and a private folder outside it."""
+    root = tmp_path / "media"
+    (root / "downloads").mkdir(parents=True)
+    (root / "films").mkdir()
+    (tmp_path / "private").mkdir()
+    hass.config.allowlist_external_dirs = {str(root)}
+    return root
+
+
+async def test_options_form_has_sections_filled_from_the_flat_options(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, media_root: Path
+) -> None:
     entry = setup_integration
+    entry.runtime_data.memory.household.set_folder("download", str(media_root / "downloads"))
     result = await hass.config_entries.options.async_init(entry.entry_id)
     assert result["type"] is FlowResultType.FORM
+    sections = form_sections(result)
+    assert list(sections) == [*OPTION_SECTIONS, "folders"]
+    assert all(isinstance(value, section) for value in sections.values())
+    assert [name for name, value in sections.items() if not value.options["collapsed"]] == ["agent"]
+    fields = {name: section_fields(value) for name, value in sections.items()}
+    assert {name: set(value) for name, value in fields.items()} == OPTION_FIELDS | {"folders": FOLDER_FIELDS}
+    services = fields["services"]
+    assert shown_value(services[CONF_KNABEN_URL]) == entry.options[CONF_KNABEN_URL]
+    assert shown_value(fields["agent"][CONF_LOCAL_SENTENCES]) is False  # the rig's entry turns them off
+    assert shown_value(fields["folders"]["download"]) == str(media_root / "downloads")
+    assert shown_value(fields["folders"]["movie"]) is None
+
+
+def test_every_options_section_and_field_has_a_text() -> None:
+    strings = json.loads((Path(config_flow.__file__).parent / "strings.json").read_text(encoding="utf-8"))
+    texts = strings["options"]["step"]["init"]["sections"]
+    assert set(texts) == {*OPTION_SECTIONS, "folders", "folders_unavailable"}
+    for name, fields in (OPTION_FIELDS | {"folders": FOLDER_FIELDS}).items():
+        assert texts[name]["name"]
+        assert set(texts[name]["data"]) == fields, name
+    assert "{entry_state}" in texts["folders_unavailable"]["description"]
+    errors = strings["options"]["error"]
+    for key in ("folder_not_allowed", "path_not_found", "not_a_directory", "path_not_absolute"):
+        assert "{folder}" in errors[key], key
+
+
+async def test_options_flow_stores_flat_options(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    entry = setup_integration
+    result = await hass.config_entries.options.async_init(entry.entry_id)
     options = {
         "prompt": "Answer like a cinema usher.",
         "temperature": 0.5,
         "max_tool_iterations": 4,
         "max_history_messages": 6,
+        "turn_timeout": 90,
+        CONF_LOCAL_SENTENCES: True,
         "scan_interval": 3,
         "preferred_resolution": "2160p",
         "allow_non_admin_settings": True,
         CONF_TMDB_URL: entry.options[CONF_TMDB_URL],
         CONF_KNABEN_URL: "ftp://mirror.example",
     }
-    result = await hass.config_entries.options.async_configure(result["flow_id"], options)
-    assert result["errors"] == {CONF_KNABEN_URL: "invalid_url"}
+    result = await hass.config_entries.options.async_configure(result["flow_id"], section_input(options, {}))
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"services": "invalid_url"}
+    assert not form_sections(result)["services"].options["collapsed"]  # the section with the error is open
+    # What was typed is shown again, not the stored options.
+    assert shown_value(section_fields(form_sections(result)["agent"])["prompt"]) == options["prompt"]
     options[CONF_KNABEN_URL] = entry.options[CONF_KNABEN_URL]
-    result = await hass.config_entries.options.async_configure(result["flow_id"], options)
+    result = await hass.config_entries.options.async_configure(result["flow_id"], section_input(options, {}))
     assert result["type"] is FlowResultType.CREATE_ENTRY
     await hass.async_block_till_done()
+    assert not set(entry.options) & {*OPTION_SECTIONS, "folders"}
     assert entry.options["max_tool_iterations"] == 4
+    assert entry.options["turn_timeout"] == 90
+    assert entry.options[CONF_LOCAL_SENTENCES] is True
+    assert entry.options["scan_interval"] == 3
     assert entry.options["preferred_resolution"] == "2160p"
     assert entry.options["prompt"] == "Answer like a cinema usher."
+    assert entry.options["preferred_codec"] == "any"  # a field left as shown keeps its default
+
+
+async def test_options_flow_sets_a_folder(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, media_root: Path
+) -> None:
+    entry = setup_integration
+    household = entry.runtime_data.memory.household
+    household.set_folder("download", str(media_root / "downloads"))
+    result = await hass.config_entries.options.async_init(entry.entry_id)
+    films = media_root / "films"
+    folders = {"download": str(media_root / "downloads"), "movie": f"  {films}/  "}  # tv_show left empty
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], section_input(dict(entry.options), folders)
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+    assert household.folders() == {"download": str(media_root / "downloads"), "movie": str(films)}
+    assert "movie" not in entry.options
+    # Saved options reload the entry: the folder was kept in its memory across the reload.
+    assert entry.state is ConfigEntryState.LOADED
+    assert entry.runtime_data.memory.household is not household
+    assert entry.runtime_data.memory.household.folder("movie") == str(films)
+
+
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        ("private", "folder_not_allowed"),
+        ("media/missing", "path_not_found"),
+        ("media/notes.txt", "not_a_directory"),
+        ("relative/films", "path_not_absolute"),
+    ],
+)
+async def test_options_flow_refused_folder_changes_nothing(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, media_root: Path, path: str, error: str
+) -> None:
+    entry = setup_integration
+    (media_root / "notes.txt").write_text("not a folder")
+    household = entry.runtime_data.memory.household
+    household.set_folder("movie", str(media_root / "films"))
+    before = dict(entry.options)
+    typed = path if path.startswith("relative") else str(media_root.parent / path)
+    result = await hass.config_entries.options.async_init(entry.entry_id)
+    options = dict(entry.options) | {"scan_interval": 9}
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], section_input(options, {"movie": typed})
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"folders": error}
+    assert result["description_placeholders"]["folder"] == "movie"
+    folders_section = form_sections(result)["folders"]
+    assert not folders_section.options["collapsed"]
+    assert shown_value(section_fields(folders_section)["movie"]) == typed  # what was typed is kept
+    assert shown_value(section_fields(form_sections(result)["downloads"])["scan_interval"]) == 9
+    assert household.folders() == {"movie": str(media_root / "films")}
+    assert dict(entry.options) == before
+    # Corrected, the same form saves both.
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], section_input(options, {"movie": str(media_root / "downloads")})
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+    assert entry.runtime_data.memory.household.folder("movie") == str(media_root / "downloads")
+    assert entry.options["scan_interval"] == 9
+
+
+async def test_options_flow_without_a_loaded_entry_leaves_folders_out(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> None:
+    assert config_entry.state is ConfigEntryState.NOT_LOADED
+    result = await hass.config_entries.options.async_init(config_entry.entry_id)
+    sections = form_sections(result)
+    assert list(sections) == [*OPTION_SECTIONS, "folders_unavailable"]
+    assert section_fields(sections["folders_unavailable"]) == {}
+    assert result["description_placeholders"]["entry_state"] == "not_loaded"
+    options = dict(config_entry.options) | {"max_history_messages": 3}
+    result = await hass.config_entries.options.async_configure(
+        result["flow_id"], section_input(options) | {"folders_unavailable": {}}
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["max_history_messages"] == 3
+    assert not set(config_entry.options) & {*OPTION_SECTIONS, "folders_unavailable"}
+
+
+async def test_options_form_as_the_frontend_receives_it(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, hass_client: ClientSessionGenerator
+) -> None:
+    """The sections go through Home Assistant's HTTP API and serialise, on every supported version."""
+    assert await async_setup_component(hass, "config", {})
+    client = await hass_client()
+    response = await client.post(
+        "/api/config/config_entries/options/flow", json={"handler": setup_integration.entry_id}
+    )
+    assert response.status == HTTPStatus.OK
+    form = await response.json()
+    schema = {field["name"]: field for field in form["data_schema"]}
+    assert list(schema) == [*OPTION_SECTIONS, "folders"]
+    assert {field["type"] for field in schema.values()} == {"expandable"}
+    assert schema["releases"]["expanded"] is False
+    assert schema["agent"]["expanded"] is True
+    folder_names = {field["name"] for field in schema["folders"]["schema"]}
+    assert folder_names == FOLDER_FIELDS
+    scan = next(field for field in schema["downloads"]["schema"] if field["name"] == "scan_interval")
+    assert scan["default"] == setup_integration.options.get("scan_interval", DEFAULT_SCAN_INTERVAL)
 
 
 # --- Torznab indexers (config subentries) ---------------------------------------------------------------

@@ -8,6 +8,7 @@ import voluptuous as vol
 from yarl import URL
 
 from homeassistant.config_entries import (
+    ConfigEntryState,
     ConfigFlow,
     ConfigFlowResult,
     ConfigSubentryFlow,
@@ -16,6 +17,7 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_NAME
 from homeassistant.core import HomeAssistant, callback
+from homeassistant.data_entry_flow import section
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 from homeassistant.helpers.selector import (
@@ -48,6 +50,7 @@ from .const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_LOCAL_SENTENCES,
     CONF_MAX_HISTORY_MESSAGES,
     CONF_MAX_SIZE_GB,
     CONF_MAX_TOOL_ITERATIONS,
@@ -69,6 +72,7 @@ from .const import (
     DEFAULT_INDEXER_NAME,
     DEFAULT_INDEXER_TIMEOUT,
     DEFAULT_KNABEN_URL,
+    DEFAULT_LOCAL_SENTENCES,
     DEFAULT_MAX_HISTORY_MESSAGES,
     DEFAULT_MAX_SIZE_GB,
     DEFAULT_MAX_TOOL_ITERATIONS,
@@ -88,6 +92,10 @@ from .const import (
     LOGGER,
     SUBENTRY_INDEXER,
 )
+from .errors import OperationError
+from .library import MOVIE_FOLDER, TV_FOLDER
+from .operations import DOWNLOAD_FOLDER, MediaOperations
+from .requester import SYSTEM
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Mapping
@@ -100,6 +108,16 @@ RESOLUTIONS = ["2160p", "1080p", "720p", "any"]
 
 PASSWORD = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
 URL_SELECTOR = TextSelector(TextSelectorConfig(type=TextSelectorType.URL))
+
+# The options form's sections; the stored options stay flat.
+SECTION_AGENT = "agent"
+SECTION_RELEASES = "releases"
+SECTION_DOWNLOADS = "downloads"
+SECTION_HOUSEHOLD = "household"
+SECTION_SERVICES = "services"
+SECTION_FOLDERS = "folders"
+SECTION_FOLDERS_UNAVAILABLE = "folders_unavailable"  # shown instead while the entry is not loaded
+FORM_FOLDERS = (DOWNLOAD_FOLDER, MOVIE_FOLDER, TV_FOLDER)
 
 type Errors = dict[str, str]
 
@@ -416,99 +434,140 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         )
 
 
+def _int_box(low: int, high: int, unit: str | None = None) -> vol.All:
+    """Return a whole-number box (the selector gives floats)."""
+    config = NumberSelectorConfig(min=low, max=high, mode=NumberSelectorMode.BOX)
+    if unit is not None:
+        config["unit_of_measurement"] = unit
+    return vol.All(NumberSelector(config), vol.Coerce(int))
+
+
+def _option_sections(options: Mapping[str, Any]) -> dict[str, dict[vol.Marker, Any]]:
+    """Each section's fields, filled from the flat options (or the input being shown again)."""
+
+    def required(key: str, default: Any) -> vol.Required:
+        return vol.Required(key, default=options.get(key, default))
+
+    def suggested(key: str) -> vol.Optional:
+        return vol.Optional(key, description={"suggested_value": options.get(key)})
+
+    return {
+        SECTION_AGENT: {
+            suggested(CONF_PROMPT): TemplateSelector(),
+            required(CONF_TEMPERATURE, DEFAULT_TEMPERATURE): NumberSelector(
+                NumberSelectorConfig(min=0, max=2, step=0.05)
+            ),
+            required(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS): _int_box(1, 30),
+            required(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES): _int_box(0, 100),
+            required(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT): _int_box(10, 600, "s"),
+            required(CONF_LOCAL_SENTENCES, DEFAULT_LOCAL_SENTENCES): BooleanSelector(),
+        },
+        SECTION_RELEASES: {
+            required(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION): SelectSelector(
+                SelectSelectorConfig(options=RESOLUTIONS, translation_key=CONF_PREFERRED_RESOLUTION)
+            ),
+            required(CONF_PREFERRED_CODEC, DEFAULT_PREFERRED_CODEC): SelectSelector(
+                SelectSelectorConfig(options=list(CODEC_CHOICES), translation_key=CONF_PREFERRED_CODEC)
+            ),
+            required(CONF_MAX_SIZE_GB, DEFAULT_MAX_SIZE_GB): NumberSelector(
+                NumberSelectorConfig(
+                    min=0, max=500, step=0.5, unit_of_measurement="GB", mode=NumberSelectorMode.BOX
+                )
+            ),
+            suggested(CONF_PREFERRED_LANGUAGES): TextSelector(),
+        },
+        SECTION_DOWNLOADS: {
+            required(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL): _int_box(2, 300, "s"),
+            required(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY): BooleanSelector(),
+        },
+        SECTION_HOUSEHOLD: {
+            required(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS): BooleanSelector(),
+        },
+        SECTION_SERVICES: {
+            required(CONF_TMDB_URL, DEFAULT_TMDB_URL): URL_SELECTOR,
+            required(CONF_KNABEN_URL, DEFAULT_KNABEN_URL): URL_SELECTOR,
+        },
+    }
+
+
+def _folder_fields(folders: Mapping[str, str]) -> dict[vol.Marker, Any]:
+    """One path field per folder the form sets; empty keeps the folder as it is."""
+    return {
+        vol.Optional(name, description={"suggested_value": folders.get(name)}): TextSelector()
+        for name in FORM_FOLDERS
+    }
+
+
 class AgentMediaOptionsFlow(OptionsFlow):
-    """Tune the agent, the search services and polling."""
+    """Tune the agent, releases, downloads and the household, in sections; set the folders while loaded.
+
+    The sections are the form's only: the entry's options stay flat (automations read
+    ``entry.options["scan_interval"]``). The folders live in the entry's memory, so they are set through
+    the operations layer, checked exactly like the voice command and the action.
+    """
 
     async def async_step_init(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """Show every option with its current value."""
+        """Show every option in its section with its current value, and the folders' current paths."""
         errors: Errors = {}
+        placeholders = {"entry_state": self.config_entry.state.value, "folder": ""}
+        loaded = self.config_entry.state is ConfigEntryState.LOADED
+        shown_options: Mapping[str, Any] = self.config_entry.options
+        shown_folders = self.config_entry.runtime_data.memory.household.folders() if loaded else {}
         if user_input is not None:
-            user_input = dict(user_input)
-            _normalize_urls(user_input, (CONF_TMDB_URL, CONF_KNABEN_URL), errors)
-            if not errors:
-                return self.async_create_entry(data=user_input)
-        options = self.config_entry.options
-        schema = vol.Schema(
-            {
-                vol.Optional(
-                    CONF_PROMPT, description={"suggested_value": options.get(CONF_PROMPT)}
-                ): TemplateSelector(),
-                vol.Required(
-                    CONF_TEMPERATURE, default=options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)
-                ): NumberSelector(NumberSelectorConfig(min=0, max=2, step=0.05)),
-                vol.Required(
-                    CONF_MAX_TOOL_ITERATIONS,
-                    default=options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS),
-                ): vol.All(
-                    NumberSelector(NumberSelectorConfig(min=1, max=30, mode=NumberSelectorMode.BOX)),
-                    vol.Coerce(int),
-                ),
-                vol.Required(
-                    CONF_TURN_TIMEOUT, default=options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT)
-                ): vol.All(
-                    NumberSelector(
-                        NumberSelectorConfig(
-                            min=10, max=600, unit_of_measurement="s", mode=NumberSelectorMode.BOX
-                        )
-                    ),
-                    vol.Coerce(int),
-                ),
-                vol.Required(
-                    CONF_MAX_HISTORY_MESSAGES,
-                    default=options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES),
-                ): vol.All(
-                    NumberSelector(NumberSelectorConfig(min=0, max=100, mode=NumberSelectorMode.BOX)),
-                    vol.Coerce(int),
-                ),
-                vol.Required(
-                    CONF_SCAN_INTERVAL, default=options.get(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL)
-                ): vol.All(
-                    NumberSelector(
-                        NumberSelectorConfig(
-                            min=2, max=300, unit_of_measurement="s", mode=NumberSelectorMode.BOX
-                        )
-                    ),
-                    vol.Coerce(int),
-                ),
-                vol.Required(
-                    CONF_PREFERRED_RESOLUTION,
-                    default=options.get(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION),
-                ): SelectSelector(
-                    SelectSelectorConfig(options=RESOLUTIONS, translation_key=CONF_PREFERRED_RESOLUTION)
-                ),
-                vol.Required(
-                    CONF_PREFERRED_CODEC, default=options.get(CONF_PREFERRED_CODEC, DEFAULT_PREFERRED_CODEC)
-                ): SelectSelector(
-                    SelectSelectorConfig(options=list(CODEC_CHOICES), translation_key=CONF_PREFERRED_CODEC)
-                ),
-                vol.Required(
-                    CONF_MAX_SIZE_GB, default=options.get(CONF_MAX_SIZE_GB, DEFAULT_MAX_SIZE_GB)
-                ): NumberSelector(
-                    NumberSelectorConfig(
-                        min=0, max=500, step=0.5, unit_of_measurement="GB", mode=NumberSelectorMode.BOX
-                    )
-                ),
-                vol.Optional(
-                    CONF_PREFERRED_LANGUAGES,
-                    description={"suggested_value": options.get(CONF_PREFERRED_LANGUAGES)},
-                ): TextSelector(),
-                vol.Required(
-                    CONF_ORGANIZE_LIBRARY,
-                    default=options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY),
-                ): BooleanSelector(),
-                vol.Required(
-                    CONF_ALLOW_NON_ADMIN_SETTINGS,
-                    default=options.get(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS),
-                ): BooleanSelector(),
-                vol.Required(
-                    CONF_TMDB_URL, default=options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL)
-                ): URL_SELECTOR,
-                vol.Required(
-                    CONF_KNABEN_URL, default=options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL)
-                ): URL_SELECTOR,
+            options = {
+                key: value
+                for name, fields in user_input.items()
+                if name != SECTION_FOLDERS
+                for key, value in fields.items()
             }
+            url_errors: Errors = {}
+            _normalize_urls(options, (CONF_TMDB_URL, CONF_KNABEN_URL), url_errors)
+            if url_errors:  # shown on its section: a field's own error is not shown inside a section
+                errors[SECTION_SERVICES] = "invalid_url"
+            typed_folders = user_input.get(SECTION_FOLDERS, {})
+            if not errors and loaded:
+                await self._async_set_folders(shown_folders, typed_folders, errors, placeholders)
+            if not errors:
+                return self.async_create_entry(data=options)
+            shown_options, shown_folders = options, shown_folders | typed_folders  # lose nothing typed
+        sections = _option_sections(shown_options)
+        # While the entry is not loaded its memory is not there: that section only says why (its description).
+        if loaded:
+            sections[SECTION_FOLDERS] = _folder_fields(shown_folders)
+        else:
+            sections[SECTION_FOLDERS_UNAVAILABLE] = {}
+        schema = {
+            vol.Required(name): section(
+                vol.Schema(fields), {"collapsed": name != SECTION_AGENT and name not in errors}
+            )
+            for name, fields in sections.items()
+        }
+        return self.async_show_form(
+            step_id="init",
+            data_schema=vol.Schema(schema),
+            errors=errors,
+            description_placeholders=placeholders,
         )
-        return self.async_show_form(step_id="init", data_schema=schema, errors=errors)
+
+    async def _async_set_folders(
+        self,
+        current: Mapping[str, str],
+        typed: Mapping[str, str],
+        errors: Errors,
+        placeholders: dict[str, str],
+    ) -> None:
+        """Set each changed folder as an administrator would by voice; record the first refusal and stop."""
+        operations = MediaOperations(self.hass, self.config_entry)
+        for name in FORM_FOLDERS:
+            path = typed.get(name, "").strip()
+            if not path or path == current.get(name):
+                continue
+            try:
+                await operations.async_set_folder(SYSTEM, name, path)
+            except OperationError as err:
+                errors[SECTION_FOLDERS] = err.translation_key
+                placeholders["folder"] = name
+                return
 
 
 def _indexer_schema(*, key_required: bool) -> vol.Schema:
