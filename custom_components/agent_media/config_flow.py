@@ -556,15 +556,24 @@ class AgentMediaOptionsFlow(OptionsFlow):
         errors: Errors,
         placeholders: dict[str, str],
     ) -> None:
-        """Set each changed folder as an administrator would by voice; record the first refusal and stop."""
+        """Set the changed folders with the checks of the voice command: all of them, or none if one is refused."""
         operations = MediaOperations(self.hass, self.config_entry)
-        for name in FORM_FOLDERS:
-            path = typed.get(name, "").strip()
-            if not path or path == current.get(name):
-                continue
+        changed = {
+            name: path
+            for name in FORM_FOLDERS
+            if (path := typed.get(name, "").strip()) and path != current.get(name)
+        }
+        for name, path in changed.items():
+            try:
+                await operations.async_check_folder(SYSTEM, name, path)
+            except OperationError as err:
+                errors[SECTION_FOLDERS] = err.translation_key
+                placeholders["folder"] = name
+                return
+        for name, path in changed.items():
             try:
                 await operations.async_set_folder(SYSTEM, name, path)
-            except OperationError as err:
+            except OperationError as err:  # full: at most MAX_FOLDERS folders
                 errors[SECTION_FOLDERS] = err.translation_key
                 placeholders["folder"] = name
                 return

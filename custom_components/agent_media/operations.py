@@ -394,6 +394,17 @@ class MediaOperations:
 
     async def async_set_folder(self, requester: Requester, folder_name: str, path: str) -> tuple[str, str]:
         """Check a folder name and path (file checks in the executor) and save them; return them as saved."""
+        folder_name, path = await self.async_check_folder(requester, folder_name, path)
+        try:
+            self.memory.household.set_folder(folder_name, path)
+        except UnstorableValueError as err:
+            raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
+        except ValueError as err:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_folders", max=MAX_FOLDERS) from err
+        return folder_name, path
+
+    async def async_check_folder(self, requester: Requester, folder_name: str, path: str) -> tuple[str, str]:
+        """Check a folder change without making it (a form checks every folder before saving any)."""
         self.require(requester, Permission.CHANGE_SETTINGS)
         folder_name = folder_name.strip().lower().replace(" ", "_").replace("-", "_")
         if not FOLDER_NAME.match(folder_name):
@@ -405,14 +416,7 @@ class MediaOperations:
             raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
         if not PurePosixPath(path).is_absolute():
             raise OperationError(ErrorCode.INVALID_PATH, "path_not_absolute", path=path)
-        path = await self.async_checked_path(path, folder_name)
-        try:
-            self.memory.household.set_folder(folder_name, path)
-        except UnstorableValueError as err:
-            raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
-        except ValueError as err:
-            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_folders", max=MAX_FOLDERS) from err
-        return folder_name, path
+        return folder_name, await self.async_checked_path(path, folder_name)
 
     async def async_checked_path(self, path: str, folder_name: str = DOWNLOAD_FOLDER) -> str:
         """Return a usable absolute folder path (checked now, in the executor), or raise why not."""
