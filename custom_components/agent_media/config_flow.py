@@ -556,7 +556,7 @@ class AgentMediaOptionsFlow(OptionsFlow):
         errors: Errors,
         placeholders: dict[str, str],
     ) -> None:
-        """Set the changed folders with the checks of the voice command: all of them, or none if one is refused."""
+        """Set the changed folders, checked as by voice: all of them, or none when one is refused."""
         operations = MediaOperations(self.hass, self.config_entry)
         changed = {
             name: path
