@@ -507,7 +507,11 @@ async def test_an_add_interrupted_by_a_crash_is_started_after_the_next_poll(
     await wait_for_torrent(hass, qbittorrent, local.info_hash)
     # Nobody retries: the next poll finds it (old enough to be no add in progress) and takes it back.
     with patch("custom_components.agent_media.coordinator.INTERRUPTED_ADD_AGE", 0.0):
-        await entry.runtime_data.downloads.async_refresh()
+        for _poll in range(300):  # polls until qBittorrent shows it stopped (it checks the data first)
+            await entry.runtime_data.downloads.async_refresh()
+            if entry.runtime_data.memory.downloads.get(local.info_hash) is not None:
+                break
+            await asyncio.sleep(0.1)
     assert entry.runtime_data.memory.downloads.get(local.info_hash) is not None
     await wait_for_torrent(
         hass, qbittorrent, local.info_hash, lambda t: not str(t["state"]).startswith(("paused", "stopped"))
