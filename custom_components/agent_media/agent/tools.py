@@ -561,8 +561,10 @@ TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (
 )
 
 
-# Validation bounds the model need not read: voluptuous checks them on every call anyway.
-_UNSPOKEN_KEYS: Final = frozenset({"minLength", "maxLength", "minimum", "maximum", "default", "format"})
+# Validation the model need not read: voluptuous checks every call anyway (extra keys included).
+_UNSPOKEN_KEYS: Final = frozenset(
+    {"minLength", "maxLength", "minimum", "maximum", "default", "format", "additionalProperties"}
+)
 
 
 def model_schema(schema: Any) -> Any:
