@@ -159,6 +159,8 @@ async def test_the_request_stays_within_its_budget(
         for n in range(50)
     ]
     memory.working.store_search(SYSTEM_KEY, "Sintel 2010", results, None)
+    for n in range(6):  # the prompt names the newest three
+        memory.downloads.add(f"{n:040x}", {"name": f"Elephants.Dream.2006.{n}.1080p.BluRay.x264-GROUP"})
     conversation_id = "a-long-conversation"
     for turn in range(200):
         memory.conversations.add_turn(

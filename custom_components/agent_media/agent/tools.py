@@ -499,9 +499,9 @@ class SetPathForFolder(AgentMediaTool):
     description = "Set a folder's absolute path."
     parameters = vol.Schema(
         {
-            vol.Required(
-                "folder_name", description="download (where downloads go), movie, tv_show, ..."
-            ): vol.All(str, vol.Length(min=1, max=32)),
+            vol.Required("folder_name", description="download, movie, tv_show, ..."): vol.All(
+                str, vol.Length(min=1, max=32)
+            ),
             vol.Required("path_value"): vol.All(str, vol.Length(min=1, max=4096)),
         }
     )
