@@ -5,11 +5,15 @@ scripted LLM, TMDB and Knaben servers run in a child process (so their work is n
 once; qBittorrent is the real qbittorrent-nox. Turns go through `conversation.async_converse`.
 
 Reported:
-- CPU ms per turn in Home Assistant's process (median, p95) for flow 1 (search, then "download the 2nd one")
-  and flow 3 (identify, search, add in one turn): our code plus Home Assistant's conversation plumbing and the
-  HTTP clients; and, from a profile, the part spent in Agent Media's own functions alone;
+- with the local sentences off, CPU ms per turn in Home Assistant's process (median, p95) for flow 1 (search,
+  then "download the 2nd one") and flow 3 (identify, search, add in one turn): our code plus Home Assistant's
+  conversation plumbing and the HTTP clients; and, from a profile, the part spent in Agent Media's own
+  functions alone;
 - system prompt + tool schemas, in tokens (characters / 4), after 0, 10 and 200 turns with 50 stored results,
   and the whole request (with history) beside it;
+- with the local sentences on, in the conversation of 200 turns: CPU and wall ms per turn of "Find torrents
+  for Sintel" and "Download the 2nd one" (no model call), and of a download_media the model asks for, answered
+  without a second call;
 - how many times the memory Store is written during 100 quick turns, and after the save delay.
 
     python bench/agent.py                 # 50 repetitions of each flow
