@@ -5,11 +5,15 @@ scripted LLM, TMDB and Knaben servers run in a child process (so their work is n
 once; qBittorrent is the real qbittorrent-nox. Turns go through `conversation.async_converse`.
 
 Reported:
-- CPU ms per turn in Home Assistant's process (median, p95) for flow 1 (search, then "download the 2nd one")
-  and flow 3 (identify, search, add in one turn): our code plus Home Assistant's conversation plumbing and the
-  HTTP clients; and, from a profile, the part spent in Agent Media's own functions alone;
+- with the local sentences off, CPU ms per turn in Home Assistant's process (median, p95) for flow 1 (search,
+  then "download the 2nd one") and flow 3 (identify, search, add in one turn): our code plus Home Assistant's
+  conversation plumbing and the HTTP clients; and, from a profile, the part spent in Agent Media's own
+  functions alone;
 - system prompt + tool schemas, in tokens (characters / 4), after 0, 10 and 200 turns with 50 stored results,
   and the whole request (with history) beside it;
+- with the local sentences on, in the conversation of 200 turns: CPU and wall ms per turn of "Find torrents
+  for Sintel" and "Download the 2nd one" (no model call), and of a download_media the model asks for, answered
+  without a second call;
 - how many times the memory Store is written during 100 quick turns, and after the save delay.
 
     python bench/agent.py                 # 50 repetitions of each flow
@@ -47,6 +51,7 @@ from custom_components.agent_media.const import (  # noqa: E402
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_LOCAL_SENTENCES,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -55,6 +60,7 @@ from custom_components.agent_media.const import (  # noqa: E402
     DOMAIN,
     storage_key,
 )
+from custom_components.agent_media.requester import SYSTEM_KEY  # noqa: E402
 from homeassistant import loader  # noqa: E402
 from homeassistant.components import conversation  # noqa: E402
 from homeassistant.core import Context, HomeAssistant  # noqa: E402
@@ -167,15 +173,17 @@ class TurnMeter:
         self.profile = cProfile.Profile()
         self.profiled_turns = 0
 
-    async def measure(self, hass: HomeAssistant, message: str, *, profile: bool) -> None:
+    async def measure(
+        self, hass: HomeAssistant, message: str, *, profile: bool, conversation_id: str | None = None
+    ) -> None:
         if profile:  # the profiler slows everything down: its turns are not timed
             self.profile.enable()
-            await converse(hass, message)
+            await converse(hass, message, conversation_id)
             self.profile.disable()
             self.profiled_turns += 1
             return
         cpu, wall = time.process_time(), time.perf_counter()
-        await converse(hass, message)
+        await converse(hass, message, conversation_id)
         self.cpu_ms.append((time.process_time() - cpu) * 1000)
         self.wall_ms.append((time.perf_counter() - wall) * 1000)
 
@@ -212,11 +220,17 @@ def p95(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
+def timings(meter: TurnMeter) -> str:
+    return (
+        f"CPU in HA's process per turn median {statistics.median(meter.cpu_ms):.1f} ms, "
+        f"p95 {p95(meter.cpu_ms):.1f} ms; wall median {statistics.median(meter.wall_ms):.1f} ms, "
+        f"p95 {p95(meter.wall_ms):.1f} ms ({len(meter.cpu_ms)} turns)"
+    )
+
+
 def report(label: str, meter: TurnMeter) -> None:
     print(
-        f"{label}: CPU in HA's process per turn median {statistics.median(meter.cpu_ms):.1f} ms, "
-        f"p95 {p95(meter.cpu_ms):.1f} ms; wall median {statistics.median(meter.wall_ms):.1f} ms, "
-        f"p95 {p95(meter.wall_ms):.1f} ms ({len(meter.cpu_ms)} turns); inside Agent Media's own functions "
+        f"{label}: {timings(meter)}; inside Agent Media's own functions "
         f"{meter.own_ms_per_turn():.2f} ms per turn (profiled, {meter.profiled_turns} turns)"
     )
 
@@ -232,8 +246,8 @@ async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
         {"title": f"Sintel.2010.{n:02d}.1080p.BluRay.x264-GROUP", "size": 8_790_000_000, "seeders": 300 - n}
         for n in range(50)
     ]
-    memory.clear()
-    memory.store_search_results(None, "Sintel 2010", results)
+    memory.clear("all")
+    memory.working.store_search(SYSTEM_KEY, "Sintel 2010", results, None)
     conversation_id = "bench-prompt"
     done = 0
     for target in (0, 10, 200):
@@ -252,6 +266,31 @@ async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
             f"(system {tokens(system)}, tools {tokens(tools)}); whole request {tokens(whole)} tokens, "
             f"{len(request['messages'])} messages"
         )
+
+
+async def local_turns(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry, repeat: int) -> None:
+    """Local sentences on: the common commands without the model, and a model's download in one call.
+
+    Run after `prompt_sizes`, so the conversation already holds 200 turns.
+    """
+    hass.config_entries.async_update_entry(entry, options={**entry.options, CONF_LOCAL_SENTENCES: True})
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    local, one_call = TurnMeter(), TurnMeter()
+    conversation_id = "bench-prompt"
+    for round_number in range(2 + repeat):
+        if round_number == 2:
+            local, one_call = TurnMeter(), TurnMeter()
+        await local.measure(hass, "Find torrents for Sintel", profile=False, conversation_id=conversation_id)
+        await local.measure(hass, "Download the 2nd one", profile=False, conversation_id=conversation_id)
+        await rig.queue(call("download_media", media_title="Tears of Steel", quality="2160p"))
+        await one_call.measure(
+            hass,
+            "Could you fetch Tears of Steel for me in 4K",
+            profile=False,
+            conversation_id=conversation_id,
+        )
+    print(f"local sentences, after 200 turns: {timings(local)}")
+    print(f"download_media by the model, answered in one call: {timings(one_call)}")
 
 
 async def store_writes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
@@ -300,7 +339,12 @@ async def run(repeat: int) -> None:
                         CONF_QBITTORRENT_PASSWORD: qbittorrent.password,
                         CONF_TMDB_API_KEY: rig.urls["tmdb_key"],
                     },
-                    options={CONF_KNABEN_URL: rig.urls["knaben"], CONF_TMDB_URL: rig.urls["tmdb"]},
+                    # The model figures: every sentence goes to the model, as with local sentences off.
+                    options={
+                        CONF_KNABEN_URL: rig.urls["knaben"],
+                        CONF_TMDB_URL: rig.urls["tmdb"],
+                        CONF_LOCAL_SENTENCES: False,
+                    },
                 )
                 entry.add_to_hass(hass)
                 assert await hass.config_entries.async_setup(entry.entry_id)
@@ -331,6 +375,7 @@ async def run(repeat: int) -> None:
                 print(f"flow 3, profiled ms per turn by package: {where_the_time_goes(flow_3)}")
 
                 await prompt_sizes(hass, rig, entry)
+                await local_turns(hass, rig, entry, repeat)
                 await store_writes(hass, rig, entry)
                 assert await hass.config_entries.async_unload(entry.entry_id)
                 await hass.async_stop()

@@ -453,7 +453,7 @@ async def test_answers_in_the_users_language(
     result = await converse(hass, setup_integration, "Qu'est-ce que Sintel ?", language="fr")
     assert speech(result) == "Sintel est un court métrage de 2010."
     assert result.response.language == "fr"
-    assert "The user's language is fr" in system_prompt(llm_server.requests[0])
+    assert "User's language: fr." in system_prompt(llm_server.requests[0])
     assert setup_integration.runtime_data.memory.household.language() == "fr"
     # Explanations written without the model come from the translations; English when there is no French.
     for _attempt in range(2):

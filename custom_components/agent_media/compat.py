@@ -45,6 +45,19 @@ def tool_result(payload: dict[str, Any], *, error: bool = False) -> Any:
     return result_class(data=payload, error=error)
 
 
+def tool_annotations(*, read_only: bool, idempotent: bool, open_world: bool) -> Any:
+    """Return how a tool behaves as `llm.ToolAnnotations` (HA ≥ 2026.10, read by its MCP server), else None.
+
+    None of our tools destroys anything: the model has no delete or cancel tool.
+    """
+    annotations_class = getattr(llm, "ToolAnnotations", None)
+    if annotations_class is None:
+        return None
+    return annotations_class(
+        read_only=read_only, destructive=False, idempotent=idempotent, open_world=open_world
+    )
+
+
 def tool_result_data(content: ToolResultContent) -> Any:
     """Return a tool's JSON: `content.result.data` on HA ≥ 2026.10, `content.tool_result` before."""
     result = getattr(content, "result", None)

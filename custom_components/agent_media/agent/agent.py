@@ -45,6 +45,7 @@ from ..const import (
 from ..errors import async_render
 from ..requester import async_resolve_requester
 from ..sentences import async_load_sentences
+from .local import tool_answer
 from .prompt import (
     build_memory_view,
     build_system_prompt,
@@ -55,6 +56,7 @@ from .prompt import (
 from .tools import (
     INVALID_JSON_ARGUMENTS,
     AgentMediaAPI,
+    AgentMediaTool,
     ToolContext,
     ToolRegistry,
 )
@@ -309,19 +311,16 @@ class MediaAgent:
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
+            offered = self.registry.offered(requester.key)
             stream = llm.stream_chat(
-                messages=self._messages(chat_log, view, turn_start, reasoning, native=native),
-                tools=self.registry.specs() if native else None,
+                messages=self._messages(chat_log, view, turn_start, reasoning, offered, native=native),
+                tools=self.registry.specs(offered) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
             )
             try:
-                async for content in chat_log.async_add_delta_content_stream(
-                    agent_id, self._deltas(stream, parser, progress)
-                ):
-                    if isinstance(content, AssistantContent) and content.tool_calls and parser.reasoning:
-                        reasoning[id(content)] = parser.reasoning
-                    if isinstance(content, ToolResultContent):
-                        progress.tool = None  # the tools of that call have answered
+                await self._async_add_reply(
+                    chat_log, agent_id, stream, parser=parser, progress=progress, reasoning=reasoning
+                )
             except RequestRejectedError as err:
                 if native and _tools_unsupported(err):
                     LOGGER.info("%s does not take tools; using JSON actions", llm.model)
@@ -332,6 +331,9 @@ class MediaAgent:
                 return await self._async_llm_failure(user_input, chat_log, agent_id, err)
             if not chat_log.unresponded_tool_results:
                 break
+            if (speech := self._answer_from_results(chat_log, user_input.language)) is not None:
+                # The tools' results already are the answer: said without a second model call.
+                return self._said(user_input, chat_log, agent_id, requester, speech)
         else:
             return await self._async_fail(
                 user_input, chat_log, agent_id, TOO_MANY_STEPS, {"max": str(max_calls)}
@@ -385,6 +387,45 @@ class MediaAgent:
         memory.conversations.add_turn(chat_log.conversation_id, requester.key, user_input.text, speech)
         return TurnResult(speech)
 
+    async def _async_add_reply(
+        self,
+        chat_log: ChatLog,
+        agent_id: str,
+        stream: AsyncIterator[ChatCompletionChunk],
+        *,
+        parser: ReplyParser,
+        progress: _TurnProgress,
+        reasoning: dict[int, str],
+    ) -> None:
+        """Stream one model reply into the chat log, which runs its tool calls."""
+        async for content in chat_log.async_add_delta_content_stream(
+            agent_id, self._deltas(stream, parser, progress)
+        ):
+            if isinstance(content, AssistantContent) and content.tool_calls and parser.reasoning:
+                reasoning[id(content)] = parser.reasoning
+            if isinstance(content, ToolResultContent):
+                progress.tool = None  # the tools of that call have answered
+
+    def _answer_from_results(self, chat_log: ChatLog, language: str) -> str | None:
+        """Return the answer when every tool result of the last model call is a success that answers.
+
+        Only with the local sentences on (their answers speak the person's language); None otherwise, and for
+        questions, searches to present and errors, which the model must put in words.
+        """
+        if self.local is None:
+            return None
+        answers: list[str] = []
+        for content in reversed(chat_log.content):
+            if not isinstance(content, ToolResultContent):
+                break
+            answer = tool_answer(
+                self.local.sentences, language, content.tool_name, compat.tool_result_data(content)
+            )
+            if answer is None:
+                return None
+            answers.append(answer)
+        return " ".join(reversed(answers)) or None
+
     # --- talking to the model ----------------------------------------------------------------------------
 
     def _messages(
@@ -393,14 +434,13 @@ class MediaAgent:
         view: PromptView,
         turn_start: int,
         reasoning: dict[int, str],
+        offered: list[AgentMediaTool],
         *,
         native: bool,
     ) -> list[dict[str, Any]]:
         """Build the request: system prompt, trimmed earlier turns (text only), this turn in full."""
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
-        json_help = (
-            None if native else json_action_prompt(list(self.registry.tools.values()), self.registry.specs())
-        )
+        json_help = None if native else json_action_prompt(offered, self.registry.specs(offered))
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": build_system_prompt(base, view, json_help)}
         ]

@@ -14,6 +14,7 @@ from ..operations import MediaOperations, MediaQuestion, human_size, media_label
 from ..release import parse_release
 from ..sentences import LocalIntent, LocalMatch, LocalSentences
 from ..untrusted import MAX_TITLE, clip
+from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -99,7 +100,7 @@ class LocalCommands:
             if index is None:
                 return say(language, "not_understood")
             added = await operations.async_add_result(requester, index, conversation_id=conversation_id)
-            return self._added(language, added.media, added.name)
+            return added_answer(self.sentences, language, added.media, added.name)
         if intent is LocalIntent.DOWNLOAD_MEDIA:
             return await self._async_download_media(operations, slots, language, requester, conversation_id)
         if intent is LocalIntent.SET_FOLDER:
@@ -134,7 +135,9 @@ class LocalCommands:
         )
         if isinstance(outcome, MediaQuestion):
             return self._results(language, media_label(outcome.media), outcome.options)
-        return self._added(language, outcome.media, outcome.added.name, outcome.release)
+        return added_answer(
+            self.sentences, language, outcome.media, outcome.added.name, outcome.release.get("seeders")
+        )
 
     def _option_of_quality(self, requester: Requester, quality: str | None) -> int | None:
         """Return the number of the pending question's first option at that quality ("the 4K one")."""
@@ -159,21 +162,6 @@ class LocalCommands:
             for result in results[:RESULTS_SPOKEN]
         ]
         return self.sentences.response(language, "results", query=query, results="; ".join(items))
-
-    def _added(
-        self, language: str, media: dict[str, Any] | None, name: str, release: dict[str, Any] | None = None
-    ) -> str:
-        if not media:
-            return self.sentences.response(language, "added_name", name=clip(name, MAX_TITLE))
-        parsed = parse_release(name)
-        return self.sentences.response(
-            language,
-            "added",
-            title=media_label(media),
-            quality=parsed.resolution or "",
-            source=parsed.source or "",
-            seeders=(release or {}).get("seeders", "?"),
-        ).replace("  ", " ")
 
     def _news(self, language: str) -> str:
         journal = self.entry.runtime_data.memory.journal
@@ -246,6 +234,45 @@ class LocalCommands:
         await operations.async_control(requester, action, str(torrent["hash"]))
         answer = {"pause": "paused", "resume": "resumed", "remove": "cancelled"}[action]
         return say(language, answer, name=self._name_of(torrent))
+
+
+def added_answer(
+    sentences: LocalSentences,
+    language: str,
+    media: dict[str, Any] | None,
+    name: str,
+    seeders: Any = None,
+) -> str:
+    """Say what was added: the film or show, the release's quality and seeders (when known); else its name."""
+    if not media:
+        return sentences.response(language, "added_name", name=clip(name, MAX_TITLE))
+    parsed = parse_release(name)
+    details = {"title": media_label(media), "quality": parsed.resolution or "", "source": parsed.source or ""}
+    if seeders is None:
+        return sentences.response(language, "added_media", **details).replace("  ", " ")
+    return sentences.response(language, "added", seeders=seeders, **details).replace("  ", " ")
+
+
+def tool_answer(sentences: LocalSentences, language: str, tool_name: str, payload: Any) -> str | None:
+    """Return what to say for a tool result that already is the answer (a download added, a setting saved).
+
+    None for every other result: errors, questions, searches and look-ups, which the model puts in words.
+    """
+    if not isinstance(payload, dict) or payload.get("status") != "ok":
+        return None
+    tool = normalize_tool_name(tool_name)
+    if tool == DownloadMedia.name and payload.get("decision") == "downloading":
+        return added_answer(
+            sentences, language, payload.get("media"), str(payload.get("release", "")), payload.get("seeders")
+        )
+    if tool == AddTorrentByIndex.name:
+        return added_answer(sentences, language, payload.get("media"), str(payload.get("torrent_name", "")))
+    if tool == SetPathForFolder.name:
+        folder = sentences.folder_label(language, str(payload.get("folder_name", "")))
+        return sentences.response(language, "folder_set", folder=folder, path=payload.get("path", ""))
+    if tool == SetPreference.name:
+        return sentences.response(language, "preference_set")
+    return None
 
 
 def _words(text: str) -> set[str]:

@@ -35,7 +35,7 @@ from ..requester import Permission, async_resolve_requester
 from ..untrusted import MAX_NAME, MAX_TITLE, clip
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    from collections.abc import Iterable
 
     from homeassistant.core import HomeAssistant
 
@@ -111,6 +111,8 @@ class AgentMediaTool(llm.Tool):
     description: str
     parameters: vol.Schema
     integration = DOMAIN  # read by HA ≥ 2026.10; ignored before
+    # How the tool behaves (read-only, idempotent, reaches outside): HA ≥ 2026.10; None before.
+    annotations: Any
     # What the policy must allow before anything else; the operation checks it again as it acts.
     permission: ClassVar[Permission] = Permission.READ
     # Settings tools: the person's own words must name the change, or it waits for a spoken yes.
@@ -264,13 +266,9 @@ _WHOLE = _INDEX
 
 # What identifies a film or show, shared by the tools that look one up.
 MEDIA_FIELDS: Final = {
-    vol.Required("media_title", description="Title as the user said it, e.g. 'Sintel'"): vol.All(
-        str, vol.Length(min=1, max=MAX_TEXT)
-    ),
-    vol.Optional("year", description="Release year, if the user gave one"): vol.All(
-        _WHOLE, vol.Range(min=1870, max=2100)
-    ),
-    vol.Optional("media_type", description="movie or tv"): vol.In(["movie", "tv"]),
+    vol.Required("media_title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT)),
+    vol.Optional("year"): vol.All(_WHOLE, vol.Range(min=1870, max=2100)),
+    vol.Optional("media_type"): vol.In(["movie", "tv"]),
 }
 
 
@@ -278,7 +276,8 @@ class FindMediaImdbId(AgentMediaTool):
     """TMDB: identify a film or show."""
 
     name = "find_media_imdb_id"
-    description = "Identify a film or show on TMDB: exact title, year, IMDb id, type."
+    annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
+    description = "Look a film or show up on TMDB."
     parameters = vol.Schema(MEDIA_FIELDS)
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -298,12 +297,11 @@ class FindTorrents(AgentMediaTool):
     """Search releases, rank them, number them and remember them."""
 
     name = "find_torrents"
-    description = (
-        "Search torrents (free text: title, year, quality, e.g. 'Sintel 2010 2160p'); numbered best first."
-    )
+    annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
+    description = "Search torrents; numbered best first."
     parameters = vol.Schema(
         {
-            vol.Required("media_title", description="Search text: title, year, quality"): vol.All(
+            vol.Required("media_title", description="e.g. 'Sintel 2010 2160p'"): vol.All(
                 str, vol.Length(min=1, max=MAX_TEXT)
             ),
         }
@@ -323,16 +321,15 @@ class FindTorrents(AgentMediaTool):
         )
 
 
-_INDEX_SCHEMA: Final = vol.Schema(
-    {vol.Required("index", description="Number of the result in the last search, from 1"): _INDEX}
-)
+_INDEX_SCHEMA: Final = vol.Schema({vol.Required("index", description="From 1"): _INDEX})
 
 
 class GetTorrentByIndex(AgentMediaTool):
     """A result of the last search, by its number."""
 
     name = "get_torrent_by_index"
-    description = "Details of one result of the last torrent search, by its number (from 1)."
+    annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
+    description = "Details of a result of the last search."
     parameters = _INDEX_SCHEMA
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -354,7 +351,8 @@ class AddTorrentByIndex(AgentMediaTool):
     """Add a result of the last search (or an option of the pending question) to qBittorrent."""
 
     name = "add_torrent_by_index"
-    description = "Download a result of the last search (or an option of the pending question), by number."
+    annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
+    description = "Download a result of the last search or pending question."
     permission = Permission.ADD
     parameters = _INDEX_SCHEMA
 
@@ -364,7 +362,11 @@ class AddTorrentByIndex(AgentMediaTool):
             context.requester, args["index"], conversation_id=context.conversation_id
         )
         return ok(
-            torrent_name=added.name, hash=added.info_hash, save_path=added.save_path, state=safety_note(added)
+            torrent_name=added.name,
+            media=added.media,
+            hash=added.info_hash,
+            save_path=added.save_path,
+            state=safety_note(added),
         )
 
 
@@ -372,17 +374,15 @@ class DownloadMedia(AgentMediaTool):
     """One call: identify, search, rank and add the best release, or ask when the choice is unclear."""
 
     name = "download_media"
-    description = (
-        "Download a film or show by name in one step (TMDB, search, rank, add the best). TV: give season, "
-        "and episode for one. May return decision 'ask' with numbered options: ask, then add_torrent_by_index"
-    )
+    annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
+    description = "Download a film or show: adds the best release, or returns decision 'ask' with options."
     permission = Permission.ADD
     parameters = vol.Schema(
         {
             **MEDIA_FIELDS,
-            vol.Optional("quality", description="2160p (4K), 1080p, 720p"): vol.All(str, vol.Length(max=20)),
-            vol.Optional("season", description="TV season"): vol.All(_WHOLE, vol.Range(min=0, max=200)),
-            vol.Optional("episode", description="TV episode"): vol.All(_WHOLE, vol.Range(min=1, max=2000)),
+            vol.Optional("quality", description="2160p (4K), 1080p"): vol.All(str, vol.Length(max=20)),
+            vol.Optional("season"): vol.All(_WHOLE, vol.Range(min=0, max=200)),
+            vol.Optional("episode"): vol.All(_WHOLE, vol.Range(min=1, max=2000)),
         }
     )
 
@@ -414,6 +414,7 @@ class DownloadMedia(AgentMediaTool):
             release=clip(outcome.release["title"], MAX_NAME),
             why=outcome.why,
             size=human_size(outcome.release.get("size")),
+            seeders=outcome.release.get("seeders"),
             other_candidates=outcome.other_candidates,
             hash=outcome.added.info_hash,
             save_path=outcome.added.save_path,
@@ -440,24 +441,16 @@ class SetPreference(AgentMediaTool):
     """Remember the household's lasting release preferences."""
 
     name = "set_preference"
-    description = (
-        "Remember a lasting taste for every later download: resolution, codec, max size, audio languages. "
-        "Only what the user stated; 'any' (or max_size_gb 0) removes one."
-    )
+    annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
+    description = "Save a lasting taste the user stated, for every download; 'any' removes one."
     parameters = vol.Schema(
         {
-            vol.Optional("resolution", description="2160p, 1080p, 720p, 480p or any"): vol.All(
-                str, vol.Lower, vol.In([*RESOLUTION_CHOICES, "4k"])
-            ),
-            vol.Optional("codec", description="x265, x264, av1 or any"): vol.All(
-                str, vol.Lower, vol.In([*CODEC_CHOICES, "hevc", "avc"])
-            ),
-            vol.Optional("max_size_gb", description="Largest release in GB; 0 = no limit"): vol.All(
+            vol.Optional("resolution"): vol.All(str, vol.Lower, vol.In([*RESOLUTION_CHOICES, "4k"])),
+            vol.Optional("codec"): vol.All(str, vol.Lower, vol.In([*CODEC_CHOICES, "hevc", "avc"])),
+            vol.Optional("max_size_gb", description="0: no limit"): vol.All(
                 _real_number, vol.Range(min=0, max=1000)
             ),
-            vol.Optional("languages", description="Audio languages, e.g. 'French' or 'fr, en'; any"): vol.All(
-                str, vol.Length(max=100)
-            ),
+            vol.Optional("languages", description="Audio, e.g. 'fr, en'"): vol.All(str, vol.Length(max=100)),
         }
     )
     permission = Permission.CHANGE_SETTINGS
@@ -502,18 +495,14 @@ class SetPathForFolder(AgentMediaTool):
     """Configure a folder (download, movie, tv_show, ...)."""
 
     name = "set_path_for_folder"
-    description = (
-        "Set a folder's path: 'download' is where downloads go; movie, tv_show, ... are library folders. "
-        "Absolute, existing, allowed in Home Assistant."
-    )
+    annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
+    description = "Set a folder's absolute path."
     parameters = vol.Schema(
         {
-            vol.Required("folder_name", description="download, torrent, movie, tv_show, ..."): vol.All(
+            vol.Required("folder_name", description="download, movie, tv_show, ..."): vol.All(
                 str, vol.Length(min=1, max=32)
             ),
-            vol.Required("path_value", description="Absolute path, e.g. /media/downloads"): vol.All(
-                str, vol.Length(min=1, max=4096)
-            ),
+            vol.Required("path_value"): vol.All(str, vol.Length(min=1, max=4096)),
         }
     )
     permission = Permission.CHANGE_SETTINGS
@@ -542,15 +531,12 @@ class ListFolder(AgentMediaTool):
     """List a configured folder (or a folder inside it)."""
 
     name = "list_folder"
-    description = "List a configured folder; 'path' optionally names a sub-folder inside it."
+    annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
+    description = "List a configured folder, or a sub-folder of it."
     parameters = vol.Schema(
         {
-            vol.Required("folder_name", description="A configured folder: download, movie, ..."): vol.All(
-                str, vol.Length(min=1, max=32)
-            ),
-            vol.Optional("path", default="", description="Relative sub-folder"): vol.All(
-                str, vol.Length(max=1024)
-            ),
+            vol.Required("folder_name"): vol.All(str, vol.Length(min=1, max=32)),
+            vol.Optional("path", default=""): vol.All(str, vol.Length(max=1024)),
         }
     )
 
@@ -575,29 +561,71 @@ TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (
 )
 
 
+# Validation the model need not read: voluptuous checks every call anyway (extra keys included).
+_UNSPOKEN_KEYS: Final = frozenset(
+    {"minLength", "maxLength", "minimum", "maximum", "default", "format", "additionalProperties"}
+)
+
+
+def model_schema(schema: Any) -> Any:
+    """Return an OpenAPI schema as the model needs it: no bounds, a whole number shown as an integer."""
+    if isinstance(schema, list):
+        return [model_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    if "anyOf" in schema and {"type": "integer"} in schema["anyOf"]:
+        schema = {**{key: value for key, value in schema.items() if key != "anyOf"}, "type": "integer"}
+    compact: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties":  # argument names, never schema keywords
+            compact[key] = {name: model_schema(item) for name, item in value.items()}
+        elif key not in _UNSPOKEN_KEYS:
+            compact[key] = value if key in ("enum", "required") else model_schema(value)
+    if compact.get("required") == []:
+        del compact["required"]
+    return compact
+
+
 class ToolRegistry:
     """The entry's tools by name, with their OpenAI-style specs (converted once)."""
 
     def __init__(self, entry: AgentMediaConfigEntry) -> None:
         """Instantiate every tool for the entry."""
+        self.entry = entry
         self.tools: dict[str, AgentMediaTool] = {cls.name: cls(entry) for cls in TOOL_CLASSES}
-        self._specs: list[dict[str, Any]] | None = None
+        self._specs: dict[str, dict[str, Any]] = {}
 
-    def specs(self, custom_serializer: Callable[[Any], Any] | None = None) -> list[dict[str, Any]]:
-        """Return the tools in the Chat Completions `tools` format."""
-        if self._specs is None:
-            self._specs = [
-                {
-                    "type": "function",
-                    "function": {
-                        "name": tool.name,
-                        "description": tool.description,
-                        "parameters": compat.schema_to_openapi(tool.parameters, custom_serializer),
-                    },
-                }
-                for tool in self.tools.values()
-            ]
-        return self._specs
+    def offered(self, requester_key: str) -> list[AgentMediaTool]:
+        """Return the tools worth offering the model now; fewer tools make a shorter request.
+
+        Picking a result needs a search or a pending question, listing a folder needs a configured one. A
+        call to a tool not offered still runs (`async_run` knows every tool).
+        """
+        memory = self.entry.runtime_data.memory
+        has_search = memory.working.search(requester_key) is not None
+        can_pick = has_search or memory.working.question(requester_key) is not None
+        hidden = {
+            GetTorrentByIndex.name: not has_search,
+            AddTorrentByIndex.name: not can_pick,
+            ListFolder.name: not memory.household.folders(),
+        }
+        return [tool for name, tool in self.tools.items() if not hidden.get(name, False)]
+
+    def specs(self, tools: Iterable[AgentMediaTool]) -> list[dict[str, Any]]:
+        """Return these tools in the Chat Completions `tools` format (each converted once)."""
+        return [self._spec(tool) for tool in tools]
+
+    def _spec(self, tool: AgentMediaTool) -> dict[str, Any]:
+        if (spec := self._specs.get(tool.name)) is None:
+            spec = self._specs[tool.name] = {
+                "type": "function",
+                "function": {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "parameters": model_schema(compat.schema_to_openapi(tool.parameters)),
+                },
+            }
+        return spec
 
     def names(self) -> Iterable[str]:
         """Return the tool names."""
