@@ -23,8 +23,8 @@ import qbittorrentapi
 
 USERNAME = "agent"
 PASSWORD = "agent-media-test"
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
+START_TIMEOUT = 60.0  # generous: a busy 2-core machine starts it slowly
+STOP_TIMEOUT = 30.0  # a SIGKILL before it saved its torrents would lose them
 
 
 def qbittorrent_binary() -> str:
