@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.syrupy import HomeAssistantSnapshotExtension
 
 from custom_components.agent_media.const import (
     CONF_KNABEN_URL,
@@ -38,12 +39,23 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
 
+    from syrupy.assertion import SnapshotAssertion
+
     from homeassistant.core import HomeAssistant
 
 
 @pytest.fixture(autouse=True)
 def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
     """Let Home Assistant load custom_components/agent_media in every test."""
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    """Syrupy with Home Assistant's extension, as core's tests use it (the harness's own fixture is shadowed).
+
+    It writes to tests/snapshots/ and leaves out what changes from run to run (registry ids, state times).
+    """
+    return snapshot.use_extension(HomeAssistantSnapshotExtension)
 
 
 @pytest.fixture
