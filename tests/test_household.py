@@ -22,7 +22,7 @@ from homeassistant.core import Context
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import issue_registry as ir
 
-from .helpers import last_results, wait_for_torrent
+from .helpers import last_results, torrents_in_qbittorrent, wait_for_torrent
 from .rig.knaben_server import movie_hits
 from .rig.torrents import make_local_torrent
 from .test_conversation import agent_id, queue_call, speech, system_prompt, tool_results
@@ -233,7 +233,7 @@ async def test_remove_and_delete_need_an_administrator(
         await call(hass, "remove", {"hash": foreign.info_hash}, reader)  # not ours
     with pytest.raises(Unauthorized):
         await call(hass, "pause", {"hash": foreign.info_hash}, reader)
-    assert await has_torrent(hass, qbittorrent, foreign.info_hash)
+    assert foreign.info_hash in await torrents_in_qbittorrent(hass, qbittorrent)
     assert foreign.data_path.exists()
 
     # Ours (tagged by Agent Media): anyone may remove it, but deleting its files needs an administrator.
@@ -247,14 +247,14 @@ async def test_remove_and_delete_need_an_administrator(
     await wait_for_torrent(hass, qbittorrent, ours.info_hash)
     with pytest.raises(Unauthorized):
         await call(hass, "remove", {"hash": ours.info_hash, "delete_files": True}, reader)
-    assert await has_torrent(hass, qbittorrent, ours.info_hash)
+    assert ours.info_hash in await torrents_in_qbittorrent(hass, qbittorrent)
     await call(hass, "remove", {"hash": ours.info_hash}, reader)
-    assert not await has_torrent(hass, qbittorrent, ours.info_hash)
+    assert ours.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
 
     # An administrator, and an automation (no user), may.
     await call(hass, "pause", {"hash": foreign.info_hash}, hass_admin_user.id)
     await call(hass, "remove", {"hash": foreign.info_hash}, None)
-    assert not await has_torrent(hass, qbittorrent, foreign.info_hash)
+    assert foreign.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
 
 
 async def test_clear_memory_household_needs_an_administrator(
@@ -457,13 +457,6 @@ async def test_a_memory_from_a_newer_version_is_refused_with_a_repair_issue(
 
 
 # --- helpers ------------------------------------------------------------------------------------------------
-
-
-async def has_torrent(hass: HomeAssistant, qbittorrent: QBittorrentInstance, info_hash: str) -> bool:
-    torrents = await hass.async_add_executor_job(
-        lambda: qbittorrent.api().torrents_info(torrent_hashes=info_hash)
-    )
-    return bool(torrents)
 
 
 @pytest.mark.parametrize("index", [2.7, True, "two", 0, -1])
