@@ -415,7 +415,8 @@ async def test_list_pause_resume_remove(
     assert {d["hash"]: d["paused"] for d in listed}[info_hash] is True
 
     await call(hass, "resume", {"hash": info_hash})
-    await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] not in PAUSED)
+    # Resumed, qBittorrent 5 may look at the data again for a moment before it seeds.
+    await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] not in PAUSED | CHECKING)
     listed = (await call(hass, "list_downloads", return_response=True))["downloads"]
     assert {d["hash"]: (d["paused"], d["state"]) for d in listed}[info_hash] == (False, "completed")
 
