@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.syrupy import HomeAssistantSnapshotExtension
 
 from custom_components.agent_media.const import (
     CONF_KNABEN_URL,
@@ -30,7 +31,7 @@ from homeassistant.setup import async_setup_component
 
 from .rig.knaben_server import KnabenServer
 from .rig.llm_server import ScriptedLLMServer
-from .rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
+from .rig.qbittorrent import PASSWORD, USERNAME, QBittorrentInstance, close_instance, start_instance
 from .rig.tmdb_server import TMDBServer
 from .rig.torznab_server import TorznabServer
 
@@ -38,12 +39,23 @@ if TYPE_CHECKING:
     from collections.abc import AsyncIterator
     from pathlib import Path
 
+    from syrupy.assertion import SnapshotAssertion
+
     from homeassistant.core import HomeAssistant
 
 
 @pytest.fixture(autouse=True)
 def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
     """Let Home Assistant load custom_components/agent_media in every test."""
+
+
+@pytest.fixture
+def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    """Syrupy with Home Assistant's extension, as core's tests use it (the harness's own fixture is shadowed).
+
+    It writes to tests/snapshots/ and leaves out what changes from run to run (registry ids, state times).
+    """
+    return snapshot.use_extension(HomeAssistantSnapshotExtension)
 
 
 @pytest.fixture
@@ -85,19 +97,34 @@ async def torznab_server(socket_enabled: None) -> AsyncIterator[TorznabServer]:
 
 
 @pytest.fixture
-def entry_data(
-    llm_server: ScriptedLLMServer, qbittorrent: QBittorrentInstance, tmdb_server: TMDBServer
+def entry_data_without_qbittorrent(
+    llm_server: ScriptedLLMServer, tmdb_server: TMDBServer, unused_tcp_port: int
 ) -> dict[str, Any]:
-    """Config-entry data pointing at the rig."""
+    """Config-entry data pointing at the rig, but at a loopback port where no qBittorrent listens.
+
+    For tests that only need the entry's data: setting such an entry up ends in a retry.
+    """
     return {
         CONF_LLM_BASE_URL: llm_server.base_url,
         CONF_LLM_API_KEY: llm_server.api_key,
         CONF_LLM_MODEL: llm_server.model,
+        CONF_QBITTORRENT_URL: f"http://127.0.0.1:{unused_tcp_port}",
+        CONF_QBITTORRENT_USERNAME: USERNAME,
+        CONF_QBITTORRENT_PASSWORD: PASSWORD,
+        CONF_QBITTORRENT_VERIFY_SSL: True,
+        CONF_TMDB_API_KEY: tmdb_server.api_key,
+    }
+
+
+@pytest.fixture
+def entry_data(
+    entry_data_without_qbittorrent: dict[str, Any], qbittorrent: QBittorrentInstance
+) -> dict[str, Any]:
+    """Config-entry data pointing at the rig, a real qBittorrent included."""
+    return entry_data_without_qbittorrent | {
         CONF_QBITTORRENT_URL: qbittorrent.url,
         CONF_QBITTORRENT_USERNAME: qbittorrent.username,
         CONF_QBITTORRENT_PASSWORD: qbittorrent.password,
-        CONF_QBITTORRENT_VERIFY_SSL: True,
-        CONF_TMDB_API_KEY: tmdb_server.api_key,
     }
 
 

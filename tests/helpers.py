@@ -1,13 +1,90 @@
-"""Small helpers the tests share to read what Agent Media remembers."""
+"""Helpers the tests share: waiting on a condition, what qBittorrent lists, what Agent Media remembers."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
+import time
 from typing import TYPE_CHECKING, Any
+
+import pytest
 
 from custom_components.agent_media.requester import SYSTEM_KEY
 
 if TYPE_CHECKING:
+    from collections.abc import Awaitable, Callable
+
     from custom_components.agent_media.memory import AgentMediaMemory
+    from homeassistant.core import HomeAssistant
+
+    from .rig.qbittorrent import QBittorrentInstance
+
+# A bound for things outside the test's control (qBittorrent, a coordinator refresh) on a busy 2-core machine.
+# It only ends a wait that would otherwise hang; it is never asserted as a timing.
+WAIT_TIMEOUT = 60.0
+
+
+async def wait_until[T](
+    check: Callable[[], Awaitable[T] | T],
+    accept: Callable[[T], object] = bool,
+    *,
+    what: str,
+    timeout: float = WAIT_TIMEOUT,
+    interval: float = 0.1,
+) -> T:
+    """Call ``check`` (sync or async) until ``accept`` holds for its value; return that value.
+
+    After ``timeout`` seconds the test fails, naming ``what`` and the last value seen.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if inspect.isawaitable(value):
+            value = await value
+        if accept(value):
+            return value
+        if time.monotonic() > deadline:
+            pytest.fail(f"gave up after {timeout:.0f} s waiting for {what}; last value: {value!r}")
+        await asyncio.sleep(interval)
+
+
+async def torrents_in_qbittorrent(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, info_hash: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """What qBittorrent itself lists (all torrents, or the one with ``info_hash``), by hash."""
+    found = await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_info(torrent_hashes=info_hash)
+    )
+    return {torrent["hash"]: dict(torrent) for torrent in found}
+
+
+async def wait_for_torrent(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    info_hash: str,
+    condition: Callable[[dict[str, Any]], object] = bool,
+    *,
+    what: str = "the wanted state",
+) -> dict[str, Any]:
+    """Wait until qBittorrent lists the torrent and ``condition`` holds for it; return the torrent."""
+
+    async def listed() -> dict[str, Any]:
+        return (await torrents_in_qbittorrent(hass, qbittorrent, info_hash)).get(info_hash, {})
+
+    return await wait_until(
+        listed, lambda torrent: bool(torrent) and condition(torrent), what=f"torrent {info_hash}: {what}"
+    )
+
+
+async def wait_for_torrent_gone(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, info_hash: str
+) -> None:
+    """Wait until qBittorrent no longer lists the torrent."""
+    await wait_until(
+        lambda: torrents_in_qbittorrent(hass, qbittorrent, info_hash),
+        lambda found: info_hash not in found,
+        what=f"torrent {info_hash} to be removed",
+    )
 
 
 def last_results(memory: AgentMediaMemory, requester_key: str = SYSTEM_KEY) -> list[dict[str, Any]]:

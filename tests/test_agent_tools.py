@@ -11,7 +11,7 @@ from custom_components.agent_media.const import CONF_ALLOW_NON_ADMIN_SETTINGS
 from custom_components.agent_media.requester import async_resolve_requester
 from homeassistant.core import Context
 
-from .test_conversation import converse, core_components, queue_call, speech, tool_results
+from .test_conversation import converse, queue_call, speech, tool_results
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from .rig.llm_server import ScriptedLLMServer
 
-__all__ = ["core_components"]
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 @pytest.fixture

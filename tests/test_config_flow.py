@@ -49,10 +49,7 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
 
-@pytest.fixture(autouse=True)
-def _core(core_setup: None) -> None:
-    """Every test here sets up entries, which need Home Assistant's core integration."""
-
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 DATA_KEYS = {
     CONF_LLM_BASE_URL,
@@ -167,17 +164,15 @@ async def test_llm_unreachable_then_recovers(hass: HomeAssistant, llm_server: An
 
 async def test_provider_preset_fills_url_and_model(hass: HomeAssistant, llm_server: Any) -> None:
     """With the Ollama preset and empty fields, the preset's URL and model are used."""
+    llm_server.serve_models = False  # so the check asks the preset's URL for one token, naming the model
     with patch.dict(LLM_PROVIDER_URLS, {"ollama": llm_server.base_url}):
+        llm_server.queue_text("Hi")
         result = await start_flow(hass)
         result = await hass.config_entries.flow.async_configure(
             result["flow_id"], {"provider": "ollama", CONF_LLM_API_KEY: llm_server.api_key}
         )
     assert result["step_id"] == "qbittorrent"
-    flow = hass.config_entries.flow.async_get(result["flow_id"])
-    assert flow["context"]["source"] == config_entries.SOURCE_USER
-    handler = hass.config_entries.flow._progress[result["flow_id"]]
-    assert handler._data[CONF_LLM_BASE_URL] == llm_server.base_url
-    assert handler._data[CONF_LLM_MODEL] == LLM_PROVIDER_MODELS["ollama"]
+    assert [request["model"] for request in llm_server.requests] == [LLM_PROVIDER_MODELS["ollama"]]
 
 
 async def test_unexpected_error_is_unknown(hass: HomeAssistant, llm_server: Any) -> None:

@@ -6,7 +6,6 @@ recorded-shape TMDB and Knaben servers, and a real qbittorrent-nox.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -18,9 +17,8 @@ from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
 from homeassistant.components import conversation
 from homeassistant.core import Context
 from homeassistant.helpers import chat_session, entity_registry as er, intent
-from homeassistant.setup import async_setup_component
 
-from .helpers import last_results
+from .helpers import last_results, torrents_in_qbittorrent, wait_until
 from .rig.knaben_server import movie_hits, synthetic_hash
 from .rig.torrents import make_local_torrent
 
@@ -39,10 +37,7 @@ if TYPE_CHECKING:
 FORMS = ["native", "json"]
 
 
-@pytest.fixture(autouse=True)
-async def core_components(hass: HomeAssistant) -> None:
-    """The conversation integration needs Home Assistant's core integration."""
-    assert await async_setup_component(hass, "homeassistant", {})
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 def agent_id(hass: HomeAssistant, entry: MockConfigEntry) -> str:
@@ -102,12 +97,6 @@ def system_prompt(request: dict[str, Any]) -> str:
     """Return the system prompt of one request."""
     assert request["messages"][0]["role"] == "system"
     return str(request["messages"][0]["content"])
-
-
-async def torrents_in_qbittorrent(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> dict[str, Any]:
-    """Return qBittorrent's torrents by hash."""
-    torrents = await hass.async_add_executor_job(lambda: qbittorrent.api().torrents_info())
-    return {torrent["hash"]: dict(torrent) for torrent in torrents}
 
 
 # --- flow 1: search then pick -------------------------------------------------------------------------------
@@ -352,12 +341,12 @@ async def torrent_files(socket_enabled: None) -> Any:
 async def _wait_for_unread_events(hass: HomeAssistant, entry: MockConfigEntry) -> list[dict[str, Any]]:
     """Let the real downloads coordinator poll until it has recorded a completion."""
     memory = entry.runtime_data.memory
-    for _attempt in range(60):
+
+    async def unread_after_a_refresh() -> list[dict[str, Any]]:
         await entry.runtime_data.downloads.async_refresh()
-        if events := memory.journal.unread_events():
-            return events
-        await asyncio.sleep(0.5)
-    pytest.fail("qBittorrent did not complete the local torrent")
+        return memory.journal.unread_events()
+
+    return await wait_until(unread_after_a_refresh, what="the completion of the local torrent")
 
 
 @pytest.mark.parametrize("form", FORMS)

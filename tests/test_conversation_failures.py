@@ -14,7 +14,7 @@ from homeassistant.config_entries import SOURCE_REAUTH
 from homeassistant.helpers import intent
 from homeassistant.helpers.httpx_client import get_async_client
 
-from .test_conversation import converse, core_components, queue_call, speech, system_prompt, tool_results
+from .test_conversation import converse, queue_call, speech, system_prompt, tool_results
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .rig.qbittorrent import QBittorrentInstance
     from .rig.tmdb_server import TMDBServer
 
-__all__ = ["core_components"]
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 def assert_spoken_error(result: Any, expected: str) -> None:

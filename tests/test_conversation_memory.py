@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_test_home_assistant
 
 from custom_components.agent_media.agent.prompt import build_memory_view
@@ -16,7 +17,7 @@ from homeassistant.core import Context
 from homeassistant.setup import async_setup_component
 
 from .helpers import last_results
-from .test_conversation import converse, core_components, queue_call, speech, system_prompt, tool_results
+from .test_conversation import converse, queue_call, speech, system_prompt, tool_results
 
 if TYPE_CHECKING:
     from freezegun.api import FrozenDateTimeFactory
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
-__all__ = ["core_components"]
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 async def test_memory_survives_an_entry_reload(

@@ -15,14 +15,14 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.const import CONF_LLM_BASE_URL, DOMAIN
 
-from .test_conversation import converse, core_components, speech
+from .test_conversation import converse, speech
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
 
     from homeassistant.core import HomeAssistant
 
-__all__ = ["core_components"]
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 REASONING = "The user wants Sintel; search first."
 

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 import logging
 import shutil
-import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -26,13 +24,12 @@ from custom_components.agent_media.const import (
 from custom_components.agent_media.downloads import async_add_download
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import STATE_UNAVAILABLE
-from homeassistant.setup import async_setup_component
 from homeassistant.util import dt as dt_util
 
+from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
 
     from homeassistant.core import HomeAssistant
@@ -50,37 +47,13 @@ BIG_BUCK_BUNNY = {
 }
 
 
-@pytest.fixture(autouse=True)
-async def core_components(hass: HomeAssistant) -> None:
-    """The conversation dependency needs Home Assistant's core integration."""
-    assert await async_setup_component(hass, "homeassistant", {})
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 async def poll(hass: HomeAssistant) -> None:
     """Let the coordinator poll once, by moving time past its longest interval."""
     async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
     await hass.async_block_till_done(wait_background_tasks=True)
-
-
-async def wait_for_torrent(
-    hass: HomeAssistant,
-    qbittorrent: QBittorrentInstance,
-    info_hash: str,
-    condition: Callable[[dict[str, Any]], bool],
-    *,
-    timeout: float = 20.0,
-) -> dict[str, Any]:
-    """Wait until qBittorrent itself reports the torrent in the wanted condition; return it."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = await hass.async_add_executor_job(
-            lambda: qbittorrent.api().torrents_info(torrent_hashes=info_hash)
-        )
-        if found and condition(found[0]):
-            return dict(found[0])
-        if time.monotonic() > deadline:
-            pytest.fail(f"torrent {info_hash} never reached the condition; last seen {found}")
-        await asyncio.sleep(0.1)
 
 
 def is_done(torrent: dict[str, Any]) -> bool:
@@ -173,10 +146,14 @@ async def test_download_completes_once_with_payload(
     await hass.async_add_executor_job(
         lambda: qbittorrent.api().torrents_recheck(torrent_hashes=torrent.info_hash)
     )
-    for _ in range(5):
+
+    async def torrent_after_a_poll() -> dict[str, Any]:
         await poll(hass)
-        await asyncio.sleep(0.1)
-    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done)
+        return (await torrents_in_qbittorrent(hass, qbittorrent, torrent.info_hash)).get(
+            torrent.info_hash, {}
+        )
+
+    await wait_until(torrent_after_a_poll, lambda found: found and is_done(found), what="the recheck to end")
     await poll(hass)
     assert len(completed) == 1
     assert len(fires) == 1

@@ -9,7 +9,6 @@ import pytest
 from custom_components.agent_media.const import EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED
 from custom_components.agent_media.downloads import async_add_download
 from homeassistant.const import STATE_UNKNOWN
-from homeassistant.setup import async_setup_component
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -22,10 +21,7 @@ EVENT_ENTITY = "event.agent_media_downloads"
 SYNTHETIC_HASH = "0123456789abcdef0123456789abcdef01234567"
 
 
-@pytest.fixture(autouse=True)
-async def core_components(hass: HomeAssistant) -> None:
-    """The conversation dependency needs Home Assistant's core integration."""
-    assert await async_setup_component(hass, "homeassistant", {})
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 async def test_event_entity_describes_its_event_types(

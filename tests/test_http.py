@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from custom_components.agent_media.http import API_PATH
 from homeassistant.helpers import entity_registry as er
 
+from .helpers import wait_until
+
 if TYPE_CHECKING:
     from aiohttp import ClientResponse
     from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -239,8 +241,7 @@ async def test_the_turn_completes_when_the_client_hangs_up(
             json={"messages": [user("Download Sintel")], "stream": True, "conversation_id": "gone"},
         )
     )
-    while not llm_server.requests:  # the agent has asked the model
-        await asyncio.sleep(0.01)
+    await wait_until(lambda: llm_server.requests, what="the agent to ask the model", interval=0.01)
     request.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await request

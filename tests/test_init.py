@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import socket
 from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.compat import async_get_entry_device
-from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, CONF_QBITTORRENT_URL, DOMAIN
+from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, DOMAIN
 from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.setup import async_set_domains_to_be_loaded, async_setup_component
@@ -18,15 +17,13 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
 
-@pytest.fixture(autouse=True)
-def _core(core_setup: None) -> None:
-    """Every test here sets up entries, which need Home Assistant's core integration."""
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 async def test_entry_loads_and_unloads(hass: HomeAssistant, setup_integration: MockConfigEntry) -> None:
     entry = setup_integration
     assert entry.state is ConfigEntryState.LOADED
-    assert entry.runtime_data.qbittorrent is not None
+    assert await entry.runtime_data.qbittorrent.async_torrents() == []  # logged in to the rig's qBittorrent
 
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
@@ -34,16 +31,9 @@ async def test_entry_loads_and_unloads(hass: HomeAssistant, setup_integration: M
 
 
 async def test_unreachable_qbittorrent_retries(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
+    hass: HomeAssistant, entry_data_without_qbittorrent: dict[str, Any], entry_options: dict[str, Any]
 ) -> None:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        data=entry_data | {CONF_QBITTORRENT_URL: f"http://127.0.0.1:{port}"},
-        options=entry_options,
-    )
+    entry = MockConfigEntry(domain=DOMAIN, data=entry_data_without_qbittorrent, options=entry_options)
     entry.add_to_hass(hass)
     await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()

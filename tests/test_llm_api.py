@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -15,7 +14,7 @@ from homeassistant.core import Context
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import llm
 
-from .helpers import last_results
+from .helpers import last_results, torrents_in_qbittorrent
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUser
@@ -44,12 +43,6 @@ def _data(result: Any) -> dict[str, Any]:
     """The JSON of a tool result: `ToolResult.data` on HA ≥ 2026.10, the dict itself before."""
     data: dict[str, Any] = getattr(result, "data", result)
     return data
-
-
-async def _torrent_hashes(qbittorrent: QBittorrentInstance) -> set[str]:
-    api = qbittorrent.api()
-    torrents = await asyncio.get_running_loop().run_in_executor(None, api.torrents_info)
-    return {torrent["hash"] for torrent in torrents}
 
 
 async def test_apis_are_registered_per_entry(hass: HomeAssistant, setup_integration: MockConfigEntry) -> None:
@@ -89,7 +82,7 @@ async def test_another_agent_searches_and_downloads(
     added = _data(await instance.async_call_tool(llm.ToolInput("add_torrent_by_index", {"index": 1})))
     assert added["status"] == "ok"
     assert added["hash"] == stored[0]["info_hash"]
-    assert added["hash"] in await _torrent_hashes(qbittorrent)
+    assert added["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
     assert added["hash"] in entry.runtime_data.memory.downloads.records()
 
 
@@ -142,7 +135,7 @@ async def test_tool_errors_come_back_as_results(
     )
     assert refused["error"] == "not_allowed"
     assert entry.runtime_data.memory.household.folders() == {}
-    assert await _torrent_hashes(qbittorrent) == set()
+    assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
 
 
 async def test_assist_and_media_tools_together(

@@ -18,8 +18,8 @@ from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context
 
-from .helpers import last_results
-from .test_conversation import agent_id, core_components, speech, torrents_in_qbittorrent
+from .helpers import last_results, torrents_in_qbittorrent
+from .test_conversation import agent_id, speech
 from .test_household import SATELLITE, ask
 
 if TYPE_CHECKING:
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
-__all__ = ["core_components"]
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 @pytest.fixture

@@ -17,16 +17,15 @@ from custom_components.agent_media.operations import MediaOperations
 from custom_components.agent_media.ranking import RankingPreferences, rank_releases
 from custom_components.agent_media.requester import SYSTEM_KEY
 
+from .helpers import torrents_in_qbittorrent
 from .rig.knaben_server import _hit, synthetic_hash
 from .test_conversation import (
     FORMS,
     converse,
-    core_components,
     queue_call,
     speech,
     system_prompt,
     tool_results,
-    torrents_in_qbittorrent,
 )
 
 if TYPE_CHECKING:
@@ -39,7 +38,7 @@ if TYPE_CHECKING:
     from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
-__all__ = ["core_components"]
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 TV = {"category": "TV / HD", "categoryId": [2000000, 2001000]}
 GB = 1_000_000_000

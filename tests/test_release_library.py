@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 import shutil
 from typing import TYPE_CHECKING, Any
@@ -13,6 +12,7 @@ from custom_components.agent_media.const import EVENT_DOWNLOAD_COMPLETED
 from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.library import organize, place, safe_name
 
+from .helpers import wait_until
 from .rig.torrents import make_local_torrent
 
 if TYPE_CHECKING:
@@ -150,12 +150,13 @@ async def test_completion_event_carries_the_library_path(
     await async_add_download(
         hass, entry, torrent_file=local.torrent_bytes, save_path=str(qbittorrent.downloads_dir), media=NOTLD
     )
-    for _attempt in range(300):  # bounded wait for qBittorrent and the coordinator (not a timing assertion)
-        if completed:
-            break
+
+    async def completions_after_a_refresh() -> list[Any]:
         await entry.runtime_data.downloads.async_refresh()
         await hass.async_block_till_done()
-        await asyncio.sleep(0.1)
+        return completed
+
+    await wait_until(completions_after_a_refresh, what="the completion event")
 
     assert len(completed) == 1
     payload: dict[str, Any] = completed[0].data

@@ -6,7 +6,6 @@ metadata never comes, so they wait, stopped by qBittorrent's stop condition).
 
 from __future__ import annotations
 
-import asyncio
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -29,6 +28,7 @@ from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
 from custom_components.agent_media.safety import dangerous_file_reason, dangerous_files
 from homeassistant.exceptions import ServiceValidationError
 
+from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_for_torrent_gone
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import make_local_torrent
 from .test_services import TorrentFileServer, file_server
@@ -50,24 +50,6 @@ FAKE_FILES = {
     "Readme.txt": 200,
 }
 CLEAN_FILES = {"Nosferatu.1922.720p.BluRay.x264.mkv": 128 * 1024, "Subs/English.srt": 2048}
-
-
-async def torrents(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> dict[str, dict[str, Any]]:
-    found = await hass.async_add_executor_job(lambda: qbittorrent.api().torrents_info())
-    return {torrent["hash"]: dict(torrent) for torrent in found}
-
-
-async def wait_for(
-    hass: HomeAssistant, qbittorrent: QBittorrentInstance, info_hash: str, wanted: Any
-) -> dict[str, Any]:
-    """Poll until the torrent is as wanted (bounded; not a timing assertion)."""
-    torrent: dict[str, Any] | None = None
-    for _attempt in range(200):
-        torrent = (await torrents(hass, qbittorrent)).get(info_hash)
-        if wanted(torrent):
-            return torrent or {}
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{info_hash}: {torrent}")
 
 
 STOPPED = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedUP"})
@@ -111,7 +93,7 @@ async def test_a_torrent_holding_programs_is_refused_and_removed(
     )
     assert "mkv.exe" in str(refused.value.detail)
     assert "setup.bat" in str(refused.value.detail)
-    assert fake.info_hash not in await torrents(hass, qbittorrent)
+    assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert fake.info_hash not in entry.runtime_data.memory.downloads.records()
     assert added_events == []
     # The payload on disk was not ours to delete.
@@ -141,7 +123,7 @@ async def test_the_agent_tool_explains_the_refusal(
     assert result["error"] == "dangerous_files"
     assert f"{fake.name}/Night.of.the.Living.Dead.1968.1080p.mkv.exe" in result["dangerous_files"]
     assert "setup.bat" in result["message"]
-    assert fake.info_hash not in await torrents(hass, qbittorrent)
+    assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert entry.runtime_data.memory.journal.recent_errors()[-1]["error"] == "dangerous_files"
 
 
@@ -165,7 +147,7 @@ async def test_the_download_action_refuses_too(
 
     assert refused.value.translation_key == "dangerous_files"
     assert "setup.bat" in str(refused.value)
-    assert fake.info_hash not in await torrents(hass, qbittorrent)
+    assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
 
 
 async def test_a_clean_torrent_is_checked_then_started(
@@ -181,7 +163,7 @@ async def test_a_clean_torrent_is_checked_then_started(
     assert added.info_hash == clean.info_hash
     assert entry.runtime_data.memory.downloads.records()[clean.info_hash]["safety"] == SAFETY_CHECKED
     # Started after the check: qBittorrent verifies the local data and completes it offline.
-    torrent = await wait_for(hass, qbittorrent, clean.info_hash, lambda t: t and t["progress"] == 1)
+    torrent = await wait_for_torrent(hass, qbittorrent, clean.info_hash, lambda t: t["progress"] == 1)
     assert torrent["state"] not in STOPPED
     assert TORRENT_TAG in torrent["tags"]
 
@@ -198,7 +180,7 @@ async def test_a_magnet_waits_for_its_metadata_stopped_before_any_data(
     assert added.info_hash == info_hash
     assert entry.runtime_data.memory.downloads.records()[info_hash]["safety"] == SAFETY_WAITING
     # Running only to fetch the metadata, with qBittorrent's stop condition set.
-    torrent = await wait_for(hass, qbittorrent, info_hash, lambda t: t is not None)
+    torrent = await wait_for_torrent(hass, qbittorrent, info_hash)
     assert torrent["state"] not in STOPPED
     properties = await hass.async_add_executor_job(
         lambda: qbittorrent.api().torrents_properties(torrent_hash=info_hash)
@@ -220,13 +202,13 @@ async def test_someone_elses_torrent_is_left_alone(
             is_stopped=True,
         )
     )
-    await wait_for(hass, qbittorrent, own.info_hash, lambda t: t is not None)
+    await wait_for_torrent(hass, qbittorrent, own.info_hash)
 
     await async_add_download(hass, entry, torrent_file=own.torrent_bytes)
 
     assert entry.runtime_data.memory.downloads.records()[own.info_hash]["safety"] == SAFETY_EXISTING
     # Still as its owner left it: stopped (after qBittorrent's look at the data on disk).
-    torrent = await wait_for(
+    torrent = await wait_for_torrent(
         hass, qbittorrent, own.info_hash, lambda t: not str(t["state"]).startswith("checking")
     )
     assert torrent["state"] in STOPPED
@@ -249,19 +231,19 @@ async def test_the_background_check_refuses_when_the_file_list_arrives(
                 is_stopped=True,
             )
         )
-        await wait_for(hass, qbittorrent, torrent.info_hash, lambda t: t is not None)
+        await wait_for_torrent(hass, qbittorrent, torrent.info_hash)
         memory.downloads.add(torrent.info_hash, {"name": torrent.name, "safety": SAFETY_WAITING})
 
     await async_finish_safety_check(entry, AddedTorrent(info_hash=fake.info_hash, name=fake.name))
     await async_finish_safety_check(entry, AddedTorrent(info_hash=clean.info_hash, name=clean.name))
 
-    assert fake.info_hash not in await torrents(hass, qbittorrent)
+    assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert fake.info_hash not in memory.downloads.records()
     refused = [event for event in memory.journal.unread_events() if event["type"] == BACKGROUND_EVENT_REFUSED]
     assert [event["data"]["hash"] for event in refused] == [fake.info_hash]
     assert any(path.endswith("setup.bat") for path in refused[0]["data"]["dangerous_files"])
     assert memory.downloads.records()[clean.info_hash]["safety"] == SAFETY_CHECKED
-    await wait_for(hass, qbittorrent, clean.info_hash, lambda t: t and t["state"] not in STOPPED)
+    await wait_for_torrent(hass, qbittorrent, clean.info_hash, lambda t: t["state"] not in STOPPED)
 
 
 async def test_a_restart_resumes_the_waiting_check(
@@ -281,7 +263,7 @@ async def test_a_restart_resumes_the_waiting_check(
             is_stopped=True,
         )
     )
-    await wait_for(hass, qbittorrent, fake.info_hash, lambda t: t is not None)
+    await wait_for_torrent(hass, qbittorrent, fake.info_hash)
     # What the previous run left in the entry's Store.
     hass_storage[f"{DOMAIN}.{config_entry.entry_id}"] = {
         "version": 1,
@@ -300,7 +282,7 @@ async def test_a_restart_resumes_the_waiting_check(
     }
 
     assert await hass.config_entries.async_setup(config_entry.entry_id)
-    await wait_for(hass, qbittorrent, fake.info_hash, lambda t: t is None)
+    await wait_for_torrent_gone(hass, qbittorrent, fake.info_hash)
     memory = config_entry.runtime_data.memory
     assert fake.info_hash not in memory.downloads.records()
     assert [event["type"] for event in memory.journal.unread_events()] == [BACKGROUND_EVENT_REFUSED]

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 import shutil
-import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
@@ -17,13 +15,12 @@ from custom_components.agent_media.const import DOMAIN, DOWNLOAD_ENTITY_GRACE, I
 from custom_components.agent_media.coordinator import DownloadState
 from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
-from homeassistant.setup import async_setup_component
 from homeassistant.util import dt as dt_util
 
+from .helpers import wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from pathlib import Path
 
     from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -35,34 +32,13 @@ if TYPE_CHECKING:
 DOWNLOAD_KEYS = ("progress", "state", "eta", "size")
 
 
-@pytest.fixture(autouse=True)
-async def core_components(hass: HomeAssistant) -> None:
-    """The conversation dependency needs Home Assistant's core integration."""
-    assert await async_setup_component(hass, "homeassistant", {})
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
 
 async def poll(hass: HomeAssistant, seconds: float = IDLE_SCAN_INTERVAL + 1) -> None:
     """Move time forward (past the longest poll interval by default) and let what is due run."""
     async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=seconds))
     await hass.async_block_till_done(wait_background_tasks=True)
-
-
-async def wait_for_torrent(
-    hass: HomeAssistant,
-    qbittorrent: QBittorrentInstance,
-    info_hash: str,
-    condition: Callable[[dict[str, Any]], bool],
-) -> None:
-    deadline = time.monotonic() + 20
-    while True:
-        found = await hass.async_add_executor_job(
-            lambda: qbittorrent.api().torrents_info(torrent_hashes=info_hash)
-        )
-        if found and condition(found[0]):
-            return
-        if time.monotonic() > deadline:
-            pytest.fail(f"torrent {info_hash} never reached the condition; last seen {found}")
-        await asyncio.sleep(0.1)
 
 
 async def add_torrent(
@@ -209,12 +185,15 @@ async def test_device_follows_the_download_name(
             torrent_hash=info_hash, new_torrent_name="Elephants Dream 2006"
         )
     )
+
     # qBittorrent 5 puts the new name in its sync answers at its next refresh, a little after torrents/info.
-    deadline = time.monotonic() + 10
-    while download_device(hass, entry, info_hash).name != "Elephants Dream 2006":
-        assert time.monotonic() < deadline, "the device kept its old name"
-        await asyncio.sleep(0.1)
+    async def device_name_after_a_poll() -> str | None:
         await poll(hass)
+        return download_device(hass, entry, info_hash).name
+
+    await wait_until(
+        device_name_after_a_poll, lambda name: name == "Elephants Dream 2006", what="the new name"
+    )
 
 
 async def test_entities_are_capped_and_the_agent_downloads_come_first(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 import re
@@ -23,13 +22,13 @@ from homeassistant.exceptions import HomeAssistantError, ServiceValidationError,
 from homeassistant.helpers.service import async_get_all_descriptions
 from homeassistant.util.yaml import load_yaml_dict
 
-from .helpers import last_results
+from .helpers import last_results, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig._server import HTML_PAGE, LoopbackServer
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator, Callable
+    from collections.abc import AsyncIterator
 
     from pytest_homeassistant_custom_component.common import MockUser
 
@@ -87,12 +86,6 @@ def local_torrent(qbittorrent: QBittorrentInstance) -> LocalTorrent:
 
 async def call(hass: HomeAssistant, service: str, data: dict[str, Any] | None = None, **kwargs: Any) -> Any:
     return await hass.services.async_call(DOMAIN, service, data or {}, blocking=True, **kwargs)
-
-
-async def torrents(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> dict[str, dict[str, Any]]:
-    """What qBittorrent itself holds, by hash."""
-    found = await hass.async_add_executor_job(lambda: qbittorrent.api().torrents_info())
-    return {torrent["hash"]: dict(torrent) for torrent in found}
 
 
 def translated(err: pytest.ExceptionInfo[HomeAssistantError], key: str) -> str:
@@ -188,7 +181,7 @@ async def test_download_by_index(
     response = await call(hass, "download", {"index": 2}, return_response=True)
 
     assert response == {"hash": second["info_hash"], "name": response["name"]}
-    assert response["hash"] in await torrents(hass, qbittorrent)
+    assert response["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
     assert entry.runtime_data.memory.downloads.records()[response["hash"]]["source"] == "service"
     assert [event.data["source"] for event in events] == ["service"]
     assert events[0].data["hash"] == response["hash"]
@@ -200,7 +193,7 @@ async def test_download_magnet(
     response = await call(hass, "download", {"magnet": SYNTHETIC_MAGNET}, return_response=True)
 
     assert response["hash"] == synthetic_hash("services magnet")
-    assert response["hash"] in await torrents(hass, qbittorrent)
+    assert response["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
 
 
 async def test_download_url_fetches_the_torrent_file(
@@ -223,7 +216,7 @@ async def test_download_url_fetches_the_torrent_file(
 
     # The hash comes from the file's bytes, not from a magnet: qBittorrent knows the torrent at once.
     assert response == {"hash": local_torrent.info_hash, "name": local_torrent.name}
-    held = await torrents(hass, qbittorrent)
+    held = await torrents_in_qbittorrent(hass, qbittorrent)
     assert Path(held[local_torrent.info_hash]["save_path"]) == qbittorrent.downloads_dir
 
 
@@ -240,7 +233,7 @@ async def test_download_into_a_configured_folder(
         hass, "download", {"magnet": SYNTHETIC_MAGNET, "folder": "movie"}, return_response=True
     )
 
-    held = await torrents(hass, qbittorrent)
+    held = await torrents_in_qbittorrent(hass, qbittorrent)
     assert Path(held[response["hash"]]["save_path"]) == movies
 
 
@@ -270,7 +263,7 @@ async def test_download_refusals_add_nothing(
     with pytest.raises(ServiceValidationError) as err:
         await call(hass, "download", data, return_response=True)
     translated(err, key)
-    assert await torrents(hass, qbittorrent) == {}
+    assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
     assert entry.runtime_data.memory.downloads.records() == {}
     assert events == []
 
@@ -285,7 +278,7 @@ async def test_download_unknown_index_adds_nothing(
     with pytest.raises(ServiceValidationError) as err:
         await call(hass, "download", {"index": count + 1}, return_response=True)
     assert str(count) in translated(err, "unknown_index")
-    assert await torrents(hass, qbittorrent) == {}
+    assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
 
 
 @pytest.mark.parametrize(
@@ -319,7 +312,7 @@ async def test_download_url_that_fails_adds_nothing(
     with pytest.raises(ServiceValidationError) as rejected:
         await call(hass, "download", {"url": file_server.url("page.html")}, return_response=True)
     translated(rejected, "request_rejected")
-    assert await torrents(hass, qbittorrent) == {}
+    assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
 
 
 async def test_download_with_qbittorrent_down_is_a_service_error(
@@ -415,49 +408,30 @@ async def test_list_pause_resume_remove(
     assert by_hash[synthetic_hash("services magnet")]["added_by_agent_media"] is False
 
     # The local data is checked, then the torrent completes offline; pause it afterwards.
-    await wait_for_state(hass, qbittorrent, info_hash, lambda state: state not in CHECKING)
+    await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] not in CHECKING)
     await call(hass, "pause", {"hash": info_hash.upper()})
-    await wait_for_state(hass, qbittorrent, info_hash, lambda state: state in PAUSED)
+    await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] in PAUSED)
     listed = (await call(hass, "list_downloads", return_response=True))["downloads"]
     assert {d["hash"]: d["paused"] for d in listed}[info_hash] is True
 
     await call(hass, "resume", {"hash": info_hash})
-    await wait_for_state(hass, qbittorrent, info_hash, lambda state: state not in PAUSED)
+    # Resumed, qBittorrent 5 may look at the data again for a moment before it seeds.
+    await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] not in PAUSED | CHECKING)
     listed = (await call(hass, "list_downloads", return_response=True))["downloads"]
     assert {d["hash"]: (d["paused"], d["state"]) for d in listed}[info_hash] == (False, "completed")
 
     await call(hass, "remove", {"hash": info_hash, "delete_files": True})
-    assert info_hash not in await torrents(hass, qbittorrent)
+    assert info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert info_hash not in setup_integration.runtime_data.memory.downloads.records()
-    await hass.async_add_executor_job(_wait_for_deletion, local_torrent.data_path)
+    await wait_until(
+        lambda: hass.async_add_executor_job(local_torrent.data_path.exists),
+        lambda exists: not exists,
+        what="qBittorrent to delete the data",
+    )
 
 
 PAUSED = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedUP"})  # qBittorrent 4.x and 5.x names
 CHECKING = frozenset({"checkingDL", "checkingUP", "checkingResumeData", "allocating", "metaDL"})
-
-
-async def wait_for_state(
-    hass: HomeAssistant, qbittorrent: QBittorrentInstance, info_hash: str, wanted: Callable[[str], bool]
-) -> None:
-    """Poll qBittorrent until the torrent's state is as wanted (bounded; not a timing assertion)."""
-    state = None
-    for _attempt in range(200):
-        state = (await torrents(hass, qbittorrent))[info_hash]["state"]
-        if wanted(state):
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{info_hash} stayed {state}")
-
-
-def _wait_for_deletion(path: Path) -> None:
-    """qBittorrent deletes files right after answering; wait a little (not a timing assertion)."""
-    import time  # noqa: PLC0415 - only this helper sleeps
-
-    for _attempt in range(100):
-        if not path.exists():
-            return
-        time.sleep(0.05)
-    raise AssertionError(f"{path} was not deleted")
 
 
 async def test_remove_keeps_files_by_default(
@@ -472,7 +446,7 @@ async def test_remove_keeps_files_by_default(
 
     await call(hass, "remove", {"hash": added["hash"]})
 
-    assert added["hash"] not in await torrents(hass, qbittorrent)
+    assert added["hash"] not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert local_torrent.data_path.exists()
 
 
@@ -576,7 +550,7 @@ async def test_actions_work_without_a_reachable_language_model(
 
     assert added["hash"] == last_results(entry.runtime_data.memory)[0]["info_hash"]
     assert searched["results"][0]["title"] == last_results(entry.runtime_data.memory)[0]["title"]
-    assert added["hash"] in await torrents(hass, qbittorrent)
+    assert added["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
 

@@ -23,8 +23,19 @@ import qbittorrentapi
 
 USERNAME = "agent"
 PASSWORD = "agent-media-test"
-START_TIMEOUT = 30.0
-STOP_TIMEOUT = 10.0
+START_TIMEOUT = 60.0  # generous: a busy 2-core machine starts it slowly
+STOP_TIMEOUT = 30.0  # a SIGKILL before it saved its torrents would lose them
+
+
+START_ATTEMPTS = 5
+PORT_TAKEN = "The bound address is already in use"  # qbittorrent-nox's words when its Web UI port is taken
+
+
+class PortTakenError(Exception):
+    """qbittorrent-nox exited because its Web UI port, free when chosen, was taken in the meantime."""
+
+    def __init__(self, port: int, output: str) -> None:
+        super().__init__(f"port {port} was taken before qbittorrent-nox could bind it:\n{output}")
 
 
 def qbittorrent_binary() -> str:
@@ -206,11 +217,13 @@ class QBittorrentInstance:
             )
         deadline = time.monotonic() + START_TIMEOUT
         while not await _http_answers(self.port):
+            output = await asyncio.to_thread(self._log_tail)
+            if PORT_TAKEN in output:  # 4.x exits then, 5.x stays up without its Web UI
+                await self.stop()
+                raise PortTakenError(self.port, output)
             if not self._alive():
                 await self.stop()
-                pytest.fail(
-                    f"qbittorrent-nox exited at start; its output:\n{self._log_tail()}", pytrace=False
-                )
+                pytest.fail(f"qbittorrent-nox exited at start; its output:\n{output}", pytrace=False)
             if time.monotonic() > deadline:
                 await self.stop()
                 pytest.fail(
@@ -261,9 +274,17 @@ async def start_instance(base: Path) -> QBittorrentInstance:
         binary=binary,
         version=qbittorrent_version(binary),
     )
-    # PBKDF2 takes ~0.1 s of CPU: keep it off the event loop.
-    await asyncio.to_thread(
-        write_config, profile, webui_port=instance.port, bt_port=instance.bt_port, downloads=downloads
-    )
-    await instance.start()
-    return instance
+    for _attempt in range(START_ATTEMPTS):
+        # PBKDF2 takes ~0.1 s of CPU: keep it off the event loop.
+        await asyncio.to_thread(
+            write_config, profile, webui_port=instance.port, bt_port=instance.bt_port, downloads=downloads
+        )
+        try:
+            await instance.start()
+        except PortTakenError:
+            # Free when chosen, taken since by another process of a busy machine: choose again.
+            instance.port, instance.bt_port = free_port(), free_port()
+            instance.log_path.unlink(missing_ok=True)  # so the next attempt is judged by its own output
+        else:
+            return instance
+    pytest.fail(f"qbittorrent-nox found its port taken {START_ATTEMPTS} times:\n{instance._log_tail()}")
