@@ -23,7 +23,7 @@ from homeassistant.core import Context
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
 from homeassistant.helpers import issue_registry as ir
 
-from .helpers import last_results, torrents_in_qbittorrent, wait_for_torrent
+from .helpers import last_results, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.knaben_server import movie_hits
 from .rig.torrents import make_local_torrent
 from .test_conversation import agent_id, queue_call, speech, system_prompt, tool_results
@@ -484,14 +484,15 @@ async def test_an_add_interrupted_by_a_crash_is_started_after_the_next_poll(
         local.torrent_bytes, save_path=str(qbittorrent.downloads_dir), tags=(TORRENT_TAG,), paused=True
     )
     await wait_for_torrent(hass, qbittorrent, local.info_hash)
+
     # Nobody retries: the next poll finds it (old enough to be no add in progress) and takes it back.
+    async def poll_and_look() -> dict[str, Any] | None:
+        await entry.runtime_data.downloads.async_refresh()
+        return entry.runtime_data.memory.downloads.get(local.info_hash)
+
     with patch("custom_components.agent_media.coordinator.INTERRUPTED_ADD_AGE", 0.0):
-        for _poll in range(300):  # polls until qBittorrent shows it stopped (it checks the data first)
-            await entry.runtime_data.downloads.async_refresh()
-            if entry.runtime_data.memory.downloads.get(local.info_hash) is not None:
-                break
-            await asyncio.sleep(0.1)
-    assert entry.runtime_data.memory.downloads.get(local.info_hash) is not None
+        # Polls until qBittorrent shows it stopped (it checks the data first).
+        await wait_until(poll_and_look, what="the interrupted add taken back")
     await wait_for_torrent(
         hass, qbittorrent, local.info_hash, lambda t: not str(t["state"]).startswith(("paused", "stopped"))
     )
