@@ -389,7 +389,7 @@ OPTION_FIELDS = {
     },
     "releases": {"preferred_resolution", "preferred_codec", "max_size_gb", "preferred_languages"},
     "downloads": {"scan_interval", "organize_library"},
-    "household": {"allow_non_admin_settings"},
+    "household": {"allow_non_admin_settings", "announce_completions", "announce_target"},
     "services": {CONF_TMDB_URL, CONF_KNABEN_URL},
 }
 FOLDER_FIELDS = {"download", "movie", "tv_show"}
@@ -471,6 +471,8 @@ async def test_options_flow_stores_flat_options(
         "scan_interval": 3,
         "preferred_resolution": "2160p",
         "allow_non_admin_settings": True,
+        "announce_completions": True,
+        "announce_target": "notify.phone",
         CONF_TMDB_URL: entry.options[CONF_TMDB_URL],
         CONF_KNABEN_URL: "ftp://mirror.example",
     }
@@ -490,6 +492,7 @@ async def test_options_flow_stores_flat_options(
     assert entry.options[CONF_LOCAL_SENTENCES] is True
     assert entry.options["scan_interval"] == 3
     assert entry.options["preferred_resolution"] == "2160p"
+    assert entry.options["announce_target"] == "notify.phone"
     assert entry.options["prompt"] == "Answer like a cinema usher."
     assert entry.options["preferred_codec"] == "any"  # a field left as shown keeps its default
 

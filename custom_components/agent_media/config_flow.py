@@ -22,6 +22,8 @@ from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 from homeassistant.helpers.selector import (
     BooleanSelector,
+    EntitySelector,
+    EntitySelectorConfig,
     NumberSelector,
     NumberSelectorConfig,
     NumberSelectorMode,
@@ -43,6 +45,8 @@ from .clients.torznab import TorznabClient, normalize_api_url
 from .const import (
     CODEC_CHOICES,
     CONF_ALLOW_NON_ADMIN_SETTINGS,
+    CONF_ANNOUNCE_COMPLETIONS,
+    CONF_ANNOUNCE_TARGET,
     CONF_INDEXER_API_KEY,
     CONF_INDEXER_TIMEOUT,
     CONF_INDEXER_URL,
@@ -69,6 +73,7 @@ from .const import (
     CONF_TMDB_URL,
     CONF_TURN_TIMEOUT,
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
+    DEFAULT_ANNOUNCE_COMPLETIONS,
     DEFAULT_INDEXER_NAME,
     DEFAULT_INDEXER_TIMEOUT,
     DEFAULT_KNABEN_URL,
@@ -482,6 +487,8 @@ def _option_sections(options: Mapping[str, Any]) -> dict[str, dict[vol.Marker, A
         },
         SECTION_HOUSEHOLD: {
             required(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS): BooleanSelector(),
+            required(CONF_ANNOUNCE_COMPLETIONS, DEFAULT_ANNOUNCE_COMPLETIONS): BooleanSelector(),
+            suggested(CONF_ANNOUNCE_TARGET): EntitySelector(EntitySelectorConfig(domain="notify")),
         },
         SECTION_SERVICES: {
             required(CONF_TMDB_URL, DEFAULT_TMDB_URL): URL_SELECTOR,

@@ -26,6 +26,7 @@ from homeassistant.exceptions import ConfigEntryAuthFailed
 from homeassistant.helpers.event import async_call_later
 from homeassistant.helpers.update_coordinator import DataUpdateCoordinator, UpdateFailed
 
+from .announce import async_tell_where_asked
 from .clients.errors import AgentMediaClientError, InvalidAuthError
 from .const import (
     CONF_SCAN_INTERVAL,
@@ -481,19 +482,23 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self.config_entry.entry_id, info_hash, self._tracker.torrents[info_hash], agent_record
         )
         LOGGER.debug("Download %s (%s) completed", payload["name"], info_hash)
+        requester = (agent_record or {}).get("requester")
         if should_organize(self.config_entry, payload):
             # Files first (in the executor), so that the event tells where the media went (library_path).
             self.config_entry.async_create_background_task(
-                self.hass, self._async_organize_and_announce(payload), f"{DOMAIN} organise {info_hash}"
+                self.hass,
+                self._async_organize_and_announce(payload, requester),
+                f"{DOMAIN} organise {info_hash}",
             )
             return
-        self._async_announce(payload)
+        self._async_announce(payload, requester)
 
-    async def _async_organize_and_announce(self, payload: dict[str, Any]) -> None:
-        self._async_announce(await async_organize_completed(self.hass, self.config_entry, payload))
+    async def _async_organize_and_announce(self, payload: dict[str, Any], requester: str | None) -> None:
+        self._async_announce(await async_organize_completed(self.hass, self.config_entry, payload), requester)
 
     @callback
-    def _async_announce(self, payload: dict[str, Any]) -> None:
+    def _async_announce(self, payload: dict[str, Any], requester: str | None = None) -> None:
+        async_tell_where_asked(self.hass, self.config_entry, payload, requester)
         self._memory.journal.add_event(BACKGROUND_EVENT_COMPLETED, payload)
         if self._deferred_events is None:
             self.hass.bus.async_fire(EVENT_DOWNLOAD_COMPLETED, payload)
