@@ -129,6 +129,25 @@ async def test_full_flow_creates_entry_with_contract_keys(
     assert result["title"] == "Agent Media"
 
 
+async def test_flow_without_a_model_creates_an_entry_that_loads(
+    hass: HomeAssistant, qbittorrent: Any, tmdb_server: Any, knaben_server: Any
+) -> None:
+    assert await async_setup_component(hass, "homeassistant", {})
+    result = await start_flow(hass)
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], {"provider": "none"})
+    assert result["step_id"] == "qbittorrent"  # no model asked for, nothing contacted
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], qbittorrent_input(qbittorrent))
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], tmdb_input(tmdb_server, knaben_server)
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert set(result["data"]) == DATA_KEYS - {CONF_LLM_BASE_URL, CONF_LLM_API_KEY, CONF_LLM_MODEL}
+    await hass.async_block_till_done()
+    entry = result["result"]
+    assert entry.state is config_entries.ConfigEntryState.LOADED
+    assert entry.runtime_data.llm is None
+
+
 @pytest.mark.parametrize(
     ("overrides", "field", "error"),
     [

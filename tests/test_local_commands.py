@@ -19,6 +19,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context
 
 from .helpers import last_results, torrents_in_qbittorrent
+from .rig.knaben_server import movie_hits
 from .test_conversation import agent_id, speech
 from .test_household import SATELLITE, ask
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from homeassistant.core import HomeAssistant
 
+    from .rig.knaben_server import KnabenServer
     from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
@@ -164,3 +166,24 @@ async def conversation_in(hass: HomeAssistant, entry: MockConfigEntry, text: str
     return await conversation.async_converse(
         hass, text, None, Context(), language=language, agent_id=agent_id(hass, entry)
     )
+
+
+async def test_the_4k_one_answers_the_pending_question(
+    hass: HomeAssistant,
+    local_entry: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    llm_server: ScriptedLLMServer,
+    knaben_server: KnabenServer,
+) -> None:
+    knaben_server.set_hits([hit for hit in movie_hits("Sintel", 2010) if "720p" not in hit["title"]])
+    # Nothing at 720p: the agent asks which of the others, and keeps the satellite listening.
+    asked = await ask(hass, local_entry, "Download Sintel in 720p", device_id=SATELLITE)
+    assert speech(asked).endswith("?")
+    assert asked.continue_conversation
+    question = local_entry.runtime_data.memory.working.question(f"device:{SATELLITE}")
+    assert question is not None
+    uhd = next(option for option in question["options"] if "2160p" in option["title"])
+    added = await ask(hass, local_entry, "The 4K one", device_id=SATELLITE)
+    assert speech(added).startswith("Added ")
+    assert uhd["info_hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
+    assert llm_server.requests == []
