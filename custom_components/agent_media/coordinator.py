@@ -39,7 +39,7 @@ from .const import (
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
 )
-from .downloads import TORRENT_TAG, async_adopt_interrupted_add
+from .downloads import async_adopt_interrupted_add, is_tagged_ours
 from .library import async_organize_completed, should_organize
 from .untrusted import MAX_NAME, clip, storable_copy
 
@@ -427,7 +427,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
                 translation_placeholders={"detail": err.detail},
             ) from err
 
-        self._agent_hashes = set(self._memory.downloads.records())
+        self._agent_hashes = self._memory.downloads.hashes()
         try:
             completed = self._tracker.apply(maindata, expected=self._agent_hashes)
         except ValueError as err:
@@ -461,14 +461,14 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         now = time.time()
         found = []
         for info_hash, torrent in self._tracker.torrents.items():
-            tags = {tag.strip() for tag in str(torrent.get("tags") or "").split(",")}
+            # Cheapest tests first: this runs over every torrent at every poll.
             if (
-                TORRENT_TAG in tags
+                torrent.get("state") in PAUSED_STATES
                 and info_hash not in self._agent_hashes
                 and info_hash not in self._adopted
-                and torrent.get("state") in PAUSED_STATES
                 and not is_complete(torrent)
                 and now - _number(torrent.get("added_on")) > INTERRUPTED_ADD_AGE
+                and is_tagged_ours(torrent)
             ):
                 found.append(info_hash)
         return found
@@ -515,7 +515,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
     async def _async_download_added(self, event: Event[Mapping[str, Any]]) -> None:
         """Poll at once for a download the agent added; announce it if qBittorrent already finished it."""
         info_hash = str(event.data.get("hash", "")).lower()
-        if info_hash in self._tracker.complete and info_hash in self._memory.downloads.records():
+        if info_hash in self._tracker.complete and info_hash in self._memory.downloads.hashes():
             # Seen complete before it was recorded (a torrent of existing data completes on arrival).
             self._async_completed(info_hash)
         await self.async_request_refresh()

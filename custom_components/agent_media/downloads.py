@@ -34,6 +34,8 @@ from .safety import dangerous_files, describe_dangerous
 from .untrusted import MAX_NAME, clip
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from homeassistant.core import HomeAssistant
 
     from .clients.qbittorrent import QBittorrentClient
@@ -220,7 +222,7 @@ async def _async_add_checked(
         wait = METADATA_WAIT
     else:
         raise ValueError("give a magnet, a torrent_file or a url")
-    if existing is not None and not _is_tagged_ours(existing):
+    if existing is not None and not is_tagged_ours(existing):
         return added, SAFETY_EXISTING
     if (files := await _async_wait_for_files(qbittorrent, added.info_hash, wait)) is None:
         return added, SAFETY_WAITING
@@ -228,8 +230,14 @@ async def _async_add_checked(
     return added, SAFETY_CHECKED
 
 
-def _is_tagged_ours(torrent: dict[str, Any]) -> bool:
-    return TORRENT_TAG in {tag.strip() for tag in str(torrent.get("tags") or "").split(",")}
+def torrent_tags(torrent: Mapping[str, Any]) -> list[str]:
+    """Return a torrent's tags (qBittorrent gives them as one comma-separated string)."""
+    return [tag.strip() for tag in str(torrent.get("tags") or "").split(",") if tag.strip()]
+
+
+def is_tagged_ours(torrent: Mapping[str, Any]) -> bool:
+    """Return whether a torrent carries Agent Media's tag (every torrent we add does)."""
+    return TORRENT_TAG in torrent_tags(torrent)
 
 
 async def _async_existing(

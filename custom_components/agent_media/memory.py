@@ -747,6 +747,10 @@ class DownloadsSection(_Section):
             record.update(storable_copy(changes))
             self._memory.schedule_save()
 
+    def hashes(self) -> set[str]:
+        """Return the infohashes of the recorded downloads (no copy of the records: polled often)."""
+        return set(self._data["records"])
+
     def records(self) -> dict[str, dict[str, Any]]:
         """Return the recorded downloads by infohash."""
         return {info_hash: copy.deepcopy(record) for info_hash, record in self._data["records"].items()}

@@ -33,9 +33,9 @@ from .const import (
 )
 from .downloads import (
     SOURCE_CONVERSATION,
-    TORRENT_TAG,
     DangerousTorrentError,
     async_add_download,
+    is_tagged_ours,
 )
 from .errors import ErrorCode, OperationError, from_client_error, from_failure
 from .memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS, MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
@@ -265,11 +265,6 @@ def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
 def _none_usable(found: int, query: str, rejected: list[Any]) -> OperationError:
     reasons = "; ".join(sorted({rejection.reason for rejection in rejected})[:3])
     return OperationError(ErrorCode.NOT_FOUND, "none_usable", found=found, query=query, reasons=reasons)
-
-
-def _resolution_in(text: str) -> str | None:
-    """Return the resolution a search names ("Sintel 4K" → 2160p), read as a release name is."""
-    return parse_release(text).resolution
 
 
 def _close(first: RankedRelease, second: RankedRelease) -> bool:
@@ -529,7 +524,7 @@ class MediaOperations:
                 media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
                 season=parsed_query.seasons[0] if parsed_query.seasons else None,
                 episode=parsed_query.episodes[0] if parsed_query.episodes else None,
-                preferences=self.ranking_preferences(resolution=_resolution_in(query)),
+                preferences=self.ranking_preferences(resolution=parsed_query.resolution),
             )
         )
         if not ranked:
@@ -770,8 +765,7 @@ class MediaOperations:
 
     def is_ours(self, info_hash: str, torrent: Mapping[str, Any]) -> bool:
         """Return whether Agent Media added this torrent (recorded, or tagged by us)."""
-        tags = {tag.strip() for tag in str(torrent.get("tags") or "").split(",")}
-        return TORRENT_TAG in tags or self.memory.downloads.get(info_hash) is not None
+        return is_tagged_ours(torrent) or self.memory.downloads.get(info_hash) is not None
 
     async def async_control(
         self, requester: Requester, action: str, value: str, *, delete_files: bool = False

@@ -21,7 +21,7 @@ from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN
 from .coordinator import ETA_INFINITE, PAUSED_STATES, download_state, is_complete
-from .downloads import SOURCE_SERVICE, TORRENT_TAG
+from .downloads import SOURCE_SERVICE, TORRENT_TAG, torrent_tags
 from .errors import OperationError
 from .memory import CLEAR_SCOPES
 from .operations import PERMISSION_DENIED, MediaOperations, strict_index
@@ -206,7 +206,7 @@ def _timestamp(value: Any) -> str | None:
 def describe_torrent(torrent: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
     """Return the JSON-safe view of one torrent that `list_downloads` answers with."""
     complete = is_complete(torrent)
-    tags = [tag.strip() for tag in str(torrent.get("tags") or "").split(",") if tag.strip()]
+    tags = torrent_tags(torrent)
     eta = torrent.get("eta")
     description: dict[str, Any] = {
         "hash": str(torrent.get("hash", "")).lower(),

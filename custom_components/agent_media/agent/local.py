@@ -35,6 +35,10 @@ _NOT_HERE: Final = frozenset(
         LocalIntent.UNFOLLOW_SHOW,
     }
 )
+_DOWNLOAD_ITEMS: Final = {
+    DownloadState.PAUSED: "download_item_paused",
+    DownloadState.STALLED: "download_item_stalled",
+}
 _EVENT_ANSWERS: Final = {"download_completed": "event_completed", "download_refused": "event_refused"}
 
 
@@ -184,14 +188,10 @@ class LocalCommands:
             if complete:
                 continue
             state = download_state(torrent, complete=complete)
-            key = {
-                DownloadState.PAUSED: "download_item_paused",
-                DownloadState.STALLED: "download_item_stalled",
-            }
             items.append(
                 self.sentences.response(
                     language,
-                    key.get(state, "download_item"),
+                    _DOWNLOAD_ITEMS.get(state, "download_item"),
                     name=self._name_of(torrent),
                     progress=round(float(torrent.get("progress") or 0) * 100),
                 )
