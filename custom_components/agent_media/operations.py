@@ -33,12 +33,21 @@ from .const import (
 )
 from .downloads import (
     SOURCE_CONVERSATION,
+    SOURCE_SERVICE,
     DangerousTorrentError,
     async_add_download,
     is_tagged_ours,
 )
 from .errors import ErrorCode, OperationError, from_client_error, from_failure
-from .memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS, MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
+from .memory import (
+    CLEAR_SCOPES,
+    HOUSEHOLD_SCOPES,
+    MAX_FOLDERS,
+    MAX_PENDING_OPTIONS,
+    MAX_SEARCH_RESULTS,
+    MAX_WANTED,
+    title_key,
+)
 from .ranking import (
     RankedRelease,
     RankingPreferences,
@@ -127,6 +136,20 @@ class AddedDownload:
     save_path: str | None
     safety: str | None
     media: dict[str, Any] | None
+
+
+# Why async_acquire added nothing (stable: callers and the wanted list keep them).
+NO_RELEASE_NOT_FOUND: Final = "not_found"  # no source found anything
+NO_RELEASE_NO_ACCEPTABLE: Final = "no_acceptable"  # every release rejected: CAM/trash, too large, wrong title
+NO_RELEASE_BLOCKED: Final = "blocked"  # only releases blocklisted for this title were left
+
+
+@dataclass(frozen=True, slots=True)
+class NoRelease:
+    """async_acquire found nothing acceptable to add: why (one of NO_RELEASE_*), and what it searched."""
+
+    reason: str
+    query: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +283,17 @@ def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
         }
         for release in ranked[:MAX_SEARCH_RESULTS]
     ]
+
+
+def _checked_link(link: str) -> str:
+    """Return a magnet or http(s) link to a .torrent, stripped; raise bad_args for anything else."""
+    link = link.strip()
+    if link.lower().startswith("magnet:"):
+        if info_hash_from_magnet(link) is None:
+            raise OperationError(ErrorCode.BAD_ARGS, "invalid_magnet", magnet=link)
+    elif not _is_http_url(link):
+        raise OperationError(ErrorCode.BAD_ARGS, "invalid_url", url=link)
+    return link
 
 
 def _none_usable(found: int, query: str, rejected: list[Any]) -> OperationError:
@@ -542,13 +576,14 @@ class MediaOperations:
         imdb_id: str | None = None,
         season: int | None = None,
         episode: int | None = None,
+        fresh: bool = False,
     ) -> tuple[list[TorrentResult], str | None]:
         """Search every source at once; return what was found and which sources failed (None: none did).
 
         Only when every source failed is it an error: the person hears why.
         """
         outcome = await self.data.sources.async_search(
-            query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode
+            query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode, fresh=fresh
         )
         if not outcome.results and outcome.failures and len(outcome.failures) == len(outcome.sources):
             first = outcome.failures[0]
@@ -611,13 +646,27 @@ class MediaOperations:
     ) -> AddedDownload:
         """Add a magnet or an http(s) link to a .torrent, after checking the link and the folder."""
         self.require(requester, Permission.ADD)
-        link = link.strip()
-        if link.lower().startswith("magnet:"):
-            if info_hash_from_magnet(link) is None:
-                raise OperationError(ErrorCode.BAD_ARGS, "invalid_magnet", magnet=link)
-        elif not _is_http_url(link):
-            raise OperationError(ErrorCode.BAD_ARGS, "invalid_url", url=link)
-        save_path = await self.async_save_path(folder)
+        link = _checked_link(link)
+        return await self._async_add_checked(
+            requester,
+            link,
+            save_path=await self.async_save_path(folder),
+            source=source,
+            media=media,
+            conversation_id=conversation_id,
+        )
+
+    async def _async_add_checked(
+        self,
+        requester: Requester,
+        link: str,
+        *,
+        save_path: str | None,
+        source: str,
+        media: dict[str, Any] | None,
+        conversation_id: str | None,
+    ) -> AddedDownload:
+        """Add a checked link to a checked save path (None: qBittorrent's default folder)."""
         try:
             added = await async_add_download(
                 self.hass,
@@ -673,7 +722,10 @@ class MediaOperations:
             season = episode = None
         asked = normalize_resolution(quality) if quality else None
         query, found, unavailable = await self._async_search_media(
-            match, season=season, episode=episode, spoken_in_english=(language or "en").startswith("en")
+            media | {"original_title": match.original_title},
+            season=season,
+            episode=episode,
+            spoken_in_english=(language or "en").startswith("en"),
         )
         label = media_label(media, season, episode)
         if not found:
@@ -712,32 +764,132 @@ class MediaOperations:
         )
 
     async def _async_search_media(
-        self, match: MediaMatch, *, season: int | None, episode: int | None, spoken_in_english: bool
+        self,
+        media: Mapping[str, Any],
+        *,
+        season: int | None,
+        episode: int | None,
+        spoken_in_english: bool = True,
+        fresh: bool = False,
     ) -> tuple[str, list[TorrentResult], str | None]:
         """Search a title with its year (films), then without, then the other title; first hits win.
 
         Releases carry the English or the original title: a title TMDB gave in another language is for
         speaking, so the original comes first then.
         """
-        names = (
-            (match.title, match.original_title) if spoken_in_english else (match.original_title, match.title)
-        )
+        title, original = str(media["title"]), media.get("original_title")
+        names = (title, original) if spoken_in_english else (original, title)
+        media_type, year = media.get("media_type"), media.get("year")
         queries: list[str] = []
         for name in dict.fromkeys(name for name in names if name):
             clean = " ".join(_TITLE_PUNCTUATION.sub(" ", name).split())
             # Films carry their year in release names; shows mostly do not.
-            if match.media_type == "movie" and match.year:
-                queries.append(f"{clean} {match.year}")
+            if media_type == "movie" and year:
+                queries.append(f"{clean} {year}")
             queries.append(clean)
         found: list[TorrentResult] = []
         unavailable: str | None = None
         for query in list(dict.fromkeys(queries))[:MAX_QUERIES]:
             found, unavailable = await self._async_find(
-                query, media_type=match.media_type, imdb_id=match.imdb_id, season=season, episode=episode
+                query,
+                media_type=media_type,
+                imdb_id=media.get("imdb_id"),
+                season=season,
+                episode=episode,
+                fresh=fresh,
             )
             if found:
                 return query, found, unavailable
         return queries[0], found, unavailable
+
+    # --- acquiring without asking (the wanted list, followed shows, replacements) ---------------------------
+
+    async def async_acquire(
+        self,
+        requester: Requester,
+        media: dict[str, Any],
+        *,
+        season: int | None = None,
+        episode: int | None = None,
+        save_path: str | None = None,
+        source: str = SOURCE_SERVICE,
+        conversation_id: str | None = None,
+    ) -> AddedDownload | NoRelease:
+        """Search a known title and add its best acceptable release, asking nothing.
+
+        Releases blocklisted for the title are passed over. `save_path` was checked by the caller (None:
+        qBittorrent's default folder). Nothing acceptable: `NoRelease`; a service down: OperationError.
+        The sources are asked afresh, not from their short cache: this runs when the answer may have changed.
+        """
+        self.require(requester, Permission.ADD)
+        if media.get("media_type") != "tv":
+            season = episode = None
+        query, found, _unavailable = await self._async_search_media(
+            media, season=season, episode=episode, fresh=True
+        )
+        if not found:
+            return NoRelease(reason=NO_RELEASE_NOT_FOUND, query=query)
+        ranked, _rejected = await self.hass.async_add_executor_job(
+            partial(
+                rank_releases,
+                _rankable(found),
+                title=media.get("title"),
+                year=media.get("year"),
+                media_type=media.get("media_type") or "movie",
+                season=season,
+                episode=episode,
+                preferences=self.ranking_preferences(),
+                alternative_titles=tuple(filter(None, (media.get("original_title"),))),
+            )
+        )
+        if not ranked:
+            return NoRelease(reason=NO_RELEASE_NO_ACCEPTABLE, query=query)
+        key = title_key(media, season, episode)
+        blocked = self.memory.wanted.is_blocked
+        for release in ranked:
+            result = release.result
+            if blocked(key, result.get("info_hash"), str(result.get("title") or "")):
+                continue
+            try:
+                link = _checked_link(str(result.get("download_link") or ""))
+            except OperationError:
+                continue  # a release without a usable link is no candidate
+            return await self._async_add_checked(
+                requester,
+                link,
+                save_path=save_path,
+                source=source,
+                media=media,
+                conversation_id=conversation_id,
+            )
+        return NoRelease(reason=NO_RELEASE_BLOCKED, query=query)
+
+    def add_wanted(
+        self,
+        requester: Requester,
+        media: dict[str, Any],
+        *,
+        season: int | None = None,
+        episode: int | None = None,
+        save_path: str | None = None,
+        reason: str,
+    ) -> dict[str, Any]:
+        """Put a title on the wanted list (once per title); return the stored record."""
+        self.require(requester, Permission.ADD)
+        if media.get("media_type") != "tv":
+            season = episode = None
+        try:
+            return self.memory.wanted.want(
+                title_key(media, season, episode),
+                media,
+                season=season,
+                episode=episode,
+                save_path=save_path,
+                reason=reason,
+                requester_key=requester.key,
+            )
+        except ValueError as err:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_wanted", max=MAX_WANTED) from err
 
     # --- downloads in qBittorrent --------------------------------------------------------------------------
 
