@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from yarl import URL
 
+from homeassistant.util import dt as dt_util
+
 from .clients.bittorrent import info_hash_from_magnet, normalize_info_hash
 from .clients.errors import AgentMediaClientError
 from .const import (
@@ -43,6 +45,7 @@ from .memory import (
     CLEAR_SCOPES,
     HOUSEHOLD_SCOPES,
     MAX_FOLDERS,
+    MAX_FOLLOWED,
     MAX_PENDING_OPTIONS,
     MAX_SEARCH_RESULTS,
     MAX_WANTED,
@@ -61,12 +64,13 @@ from .untrusted import MAX_PATH, MAX_PATH_COMPONENT, MAX_TITLE, UnstorableValueE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import date
 
     from homeassistant.core import HomeAssistant
 
     from .clients.knaben import TorrentResult
     from .clients.qbittorrent import AddedTorrent
-    from .clients.tmdb import MediaMatch
+    from .clients.tmdb import MediaMatch, SeasonSummary
     from .data import AgentMediaConfigEntry
     from .requester import Requester
 
@@ -150,6 +154,36 @@ class NoRelease:
 
     reason: str
     query: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    """async_want's outcome: added at once (`added`), or kept on the wanted list (`record`)."""
+
+    label: str
+    media: dict[str, Any]
+    added: AddedDownload | None = None
+    record: dict[str, Any] | None = None
+
+
+def current_season(seasons: list[SeasonSummary], today: date) -> int:
+    """Return the season airing now: the last one that began airing, else the first announced, else 1."""
+    begun = [season.number for season in seasons if season.air_date is not None and season.air_date <= today]
+    if begun:
+        return begun[-1]
+    return seasons[0].number if seasons else 1
+
+
+def _named(words: str, media_by_key: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Return the keys a person's words name: the key itself, or every title holding all the words."""
+    if words in media_by_key:
+        return [words]
+    wanted = set(normalize_title(words).split())
+    return [
+        key
+        for key, media in media_by_key.items()
+        if wanted and wanted <= set(normalize_title(str(media.get("title", ""))).split())
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -890,6 +924,129 @@ class MediaOperations:
             )
         except ValueError as err:
             raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_wanted", max=MAX_WANTED) from err
+
+    # --- the wanted list and followed shows ----------------------------------------------------------------
+
+    async def async_want(
+        self,
+        requester: Requester,
+        title: str,
+        *,
+        year: int | None = None,
+        media_type: str | None = None,
+        season: int | None = None,
+        episode: int | None = None,
+        folder: str | None = None,
+        language: str | None = None,
+        source: str = SOURCE_CONVERSATION,
+    ) -> Wanted:
+        """Identify a title and add it now when an acceptable release exists, else keep it as wanted."""
+        self.require(requester, Permission.ADD)
+        if media_type is None and (season is not None or episode is not None):
+            media_type = "tv"
+        match = await self._async_match(title, year=year, media_type=media_type, language=language)
+        media = match.as_dict() | {"original_title": match.original_title}
+        if match.media_type != "tv":
+            season = episode = None
+        save_path = await self.async_save_path(folder)
+        outcome = await self.async_acquire(
+            requester, media, season=season, episode=episode, save_path=save_path, source=source
+        )
+        label = media_label(media, season, episode)
+        if isinstance(outcome, AddedDownload):
+            return Wanted(label=label, media=media, added=outcome)
+        record = self.add_wanted(
+            requester, media, season=season, episode=episode, save_path=save_path, reason=outcome.reason
+        )
+        return Wanted(label=label, media=media, record=record)
+
+    def list_wanted(self, requester: Requester) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Return the wanted titles and the followed shows, each described for people and automations."""
+        self.require(requester, Permission.READ)
+        wanted = self.memory.wanted
+        titles = [
+            {
+                "key": key,
+                "title": media_label(record["media"], record.get("season"), record.get("episode")),
+                "media_type": record["media"].get("media_type"),
+                "reason": record["reason"],
+                "searches": record["attempts"],
+                "next_check": record["next_check"],
+            }
+            for key, record in wanted.titles().items()
+        ]
+        shows = [
+            {
+                "key": key,
+                "title": media_label(record["media"]),
+                "from_season": record.get("from_season"),
+                "downloaded": len(record["fetched"]),
+                "next_check": record["next_check"],
+            }
+            for key, record in wanted.shows().items()
+        ]
+        return titles, shows
+
+    def forget_wanted(self, requester: Requester, title: str) -> list[str]:
+        """Take off the list every wanted title its key or all its words name; return their names."""
+        self.require(requester, Permission.ADD)
+        wanted = self.memory.wanted
+        keys = _named(title, {key: record["media"] for key, record in wanted.titles().items()})
+        if not keys:
+            raise OperationError(ErrorCode.NOT_FOUND, "not_wanted", title=title)
+        return [
+            media_label(record["media"], record.get("season"), record.get("episode"))
+            for key in keys
+            if (record := wanted.unwant(key)) is not None
+        ]
+
+    async def async_follow_show(
+        self,
+        requester: Requester,
+        title: str,
+        *,
+        year: int | None = None,
+        season: int | None = None,
+        folder: str | None = None,
+        language: str | None = None,
+    ) -> tuple[dict[str, Any], int]:
+        """Follow a show from a season (the one airing now unless named); return the show and that season.
+
+        Its aired episodes not downloaded yet are then searched in the background (wanted.py).
+        """
+        self.require(requester, Permission.ADD)
+        match = await self._async_match(title, year=year, media_type="tv", language=language)
+        media = match.as_dict() | {"original_title": match.original_title}
+        save_path = await self.async_save_path(folder)
+        if season is None:
+            try:
+                seasons = await self.data.tmdb.async_seasons(match.tmdb_id)
+            except AgentMediaClientError as err:
+                raise from_client_error(err) from err
+            season = current_season(seasons, dt_util.utcnow().date())
+        try:
+            self.memory.wanted.follow(
+                title_key(media), media, from_season=season, save_path=save_path, requester_key=requester.key
+            )
+        except ValueError as err:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_followed", max=MAX_FOLLOWED) from err
+        self.data.wanted.request_check()
+        return media, season
+
+    def unfollow_show(self, requester: Requester, title: str) -> list[str]:
+        """Stop following every show its key or all its words name; return their names."""
+        self.require(requester, Permission.ADD)
+        wanted = self.memory.wanted
+        keys = _named(title, {key: record["media"] for key, record in wanted.shows().items()})
+        if not keys:
+            raise OperationError(ErrorCode.NOT_FOUND, "not_following", title=title)
+        return [media_label(record["media"]) for key in keys if (record := wanted.unfollow(key)) is not None]
+
+    async def async_check_wanted(self, requester: Requester) -> list[str]:
+        """Search every wanted title and followed show now; return the names of what was added."""
+        self.require(requester, Permission.ADD)
+        self.memory.wanted.check_all_now()
+        return await self.data.wanted.async_check()
 
     # --- downloads in qBittorrent --------------------------------------------------------------------------
 
