@@ -195,8 +195,15 @@ def test_tools_say_how_they_behave() -> None:
         return
     hints = {cls.name: cls.annotations for cls in TOOL_CLASSES}
     read_only = {name for name, hint in hints.items() if hint.read_only}
-    assert read_only == {"find_media_imdb_id", "find_torrents", "get_torrent_by_index", "list_folder"}
+    assert read_only == {
+        "find_media_imdb_id",
+        "find_torrents",
+        "get_torrent_by_index",
+        "list_folder",
+        "list_wanted",
+    }
     assert not any(hint.destructive for hint in hints.values())
     assert hints["set_preference"].idempotent
     assert not hints["add_torrent_by_index"].idempotent
     assert not hints["list_folder"].open_world
+    assert hints["forget_wanted"].idempotent

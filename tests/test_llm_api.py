@@ -32,6 +32,8 @@ MEDIA_TOOLS = {
     "add_torrent_by_index",
     "set_path_for_folder",
     "list_folder",
+    "list_wanted",
+    "forget_wanted",
 }
 
 

@@ -13,6 +13,7 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from custom_components.agent_media.const import STORAGE_MINOR_VERSION, STORAGE_VERSION, storage_key
 from custom_components.agent_media.memory import (
     MAX_ACTIVE_DOWNLOADS,
+    MAX_BLOCKED_PER_TITLE,
     MAX_CONVERSATIONS,
     MAX_ERRORS,
     MAX_EVENTS,
@@ -21,6 +22,8 @@ from custom_components.agent_media.memory import (
     SAVE_DELAY,
     AgentMediaMemory,
     NewerStoreError,
+    retry_delay,
+    title_key,
 )
 from custom_components.agent_media.untrusted import UnstorableValueError
 from homeassistant.const import EVENT_HOMEASSISTANT_FINAL_WRITE
@@ -77,7 +80,7 @@ async def test_sections_round_trip_through_storage(hass: HomeAssistant, hass_sto
 
     stored = hass_storage[KEY]
     assert (stored["version"], stored["minor_version"]) == (STORAGE_VERSION, STORAGE_MINOR_VERSION)
-    assert set(stored["data"]) == {"household", "conversations", "working", "downloads", "journal"}
+    assert set(stored["data"]) == {"household", "conversations", "working", "downloads", "journal", "wanted"}
 
     again = await _loaded(hass)
     assert again.household.folders() == {"download": "/media/downloads"}
@@ -354,3 +357,85 @@ async def test_remove_deletes_the_store(hass: HomeAssistant, hass_storage: dict[
     await _flush(hass)
     assert KEY not in hass_storage
     assert memory.household.folders() == {}
+
+
+async def test_a_store_of_minor_version_1_loads_with_an_empty_wanted_section(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    now = dt_util.utcnow().isoformat()
+    hass_storage[KEY] = {
+        "version": STORAGE_VERSION,
+        "minor_version": 1,
+        "key": KEY,
+        "data": {
+            "household": {"folders": {"download": "/media"}, "preferences": {}, "language": None},
+            "downloads": {"records": {"a" * 40: {"name": "Sintel", "added_at": now}}, "incomplete": []},
+        },
+    }
+    memory = await _loaded(hass)
+    assert memory.household.folders() == {"download": "/media"}
+    assert list(memory.downloads.records()) == ["a" * 40]
+    assert memory.wanted.titles() == {}
+    assert memory.wanted.shows() == {}
+    memory.wanted.want(
+        "movie:45745",
+        {"title": "Sintel"},
+        season=None,
+        episode=None,
+        save_path=None,
+        reason="x",
+        requester_key=None,
+    )
+    await _flush(hass)
+    assert hass_storage[KEY]["minor_version"] == STORAGE_MINOR_VERSION == 2
+    assert "movie:45745" in hass_storage[KEY]["data"]["wanted"]["titles"]
+
+
+async def test_damaged_wanted_records_are_dropped(hass: HomeAssistant, hass_storage: dict[str, Any]) -> None:
+    now = dt_util.utcnow().isoformat()
+    good = {"media": {"title": "Sintel"}, "reason": "x", "added_at": now, "next_check": now, "attempts": 1}
+    hass_storage[KEY] = {
+        "version": STORAGE_VERSION,
+        "minor_version": STORAGE_MINOR_VERSION,
+        "key": KEY,
+        "data": {
+            "wanted": {
+                "titles": {"movie:45745": good, "movie:1": good | {"attempts": "many"}},
+                "shows": {"tv:9": {"media": {"title": "Pioneer One"}, "fetched": "s01e01"}},
+                "blocked": {"movie:45745": [{"hash": None, "name": "Sintel.CAM", "at": now}], "movie:2": [7]},
+            }
+        },
+    }
+    memory = await _loaded(hass)
+    assert list(memory.wanted.titles()) == ["movie:45745"]
+    assert memory.wanted.shows() == {}
+    assert memory.wanted.is_blocked("movie:45745", None, "sintel.cam")
+
+
+def test_title_keys() -> None:
+    movie = {"title": "Big Buck Bunny", "tmdb_id": 10378, "media_type": "movie"}
+    assert title_key(movie) == "movie:10378"
+    show = {"title": "Pioneer One", "tmdb_id": 900001, "media_type": "tv"}
+    assert title_key(show, 1, 2) == "tv:900001:s01e02"
+    assert title_key(show, 1) == "tv:900001:s01"
+    assert title_key({"title": "The Big Buck Bunny!", "media_type": "movie"}) == "movie:big buck bunny"
+
+
+def test_the_wanted_retry_schedule() -> None:
+    hours = [retry_delay(attempts) / timedelta(hours=1) for attempts in range(1, 6)]
+    assert hours == [1, 2, 4, 8, 16]
+    days = [retry_delay(attempts) / timedelta(days=1) for attempts in range(6, 14)]
+    assert days == [1, 2, 3, 4, 5, 6, 7, 7]
+
+
+async def test_the_blocklist_by_hash_or_name_and_capped(hass: HomeAssistant) -> None:
+    memory = await _loaded(hass)
+    memory.wanted.block("movie:45745", "A" * 40, "Sintel.2010.1080p.BluRay")
+    assert memory.wanted.is_blocked("movie:45745", "a" * 40, "another name")
+    assert memory.wanted.is_blocked("movie:45745", None, "SINTEL.2010.1080P.BLURAY")
+    assert not memory.wanted.is_blocked("movie:45745", "b" * 40, "Sintel.2010.720p")
+    assert not memory.wanted.is_blocked("movie:10378", "a" * 40, "Sintel.2010.1080p.BluRay")
+    for number in range(MAX_BLOCKED_PER_TITLE):
+        memory.wanted.block("movie:45745", None, f"Sintel.{number}")
+    assert not memory.wanted.is_blocked("movie:45745", "a" * 40, "x")  # the oldest went first
+    assert memory.wanted.is_blocked("movie:45745", None, f"Sintel.{MAX_BLOCKED_PER_TITLE - 1}")

@@ -46,6 +46,7 @@ from .http import async_register_http_views
 from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory, NewerStoreError
 from .services import async_setup_services
+from .wanted import WantedScheduler
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -151,9 +152,11 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         sources=SearchSources(knaben, indexers),
         memory=memory,
         downloads=downloads,
+        wanted=WantedScheduler(hass, entry),
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
     async_resume_safety_checks(hass, entry)
+    entry.runtime_data.wanted.async_start()
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
     return True  # HA 2025.4 requires a bool here

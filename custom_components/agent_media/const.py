@@ -75,13 +75,23 @@ EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 
 # Storage (contract): one Store per entry.
 STORAGE_VERSION: Final = 2  # 2: typed sections (household, conversations, working, downloads, journal)
-STORAGE_MINOR_VERSION: Final = 1
+STORAGE_MINOR_VERSION: Final = 2  # 2: the wanted section (wanted titles, followed shows, blocklist)
 
 
 def storage_key(entry_id: str) -> str:
     """Return the Store key of a config entry."""
     return f"{DOMAIN}.{entry_id}"
 
+
+# The wanted list: a title with no acceptable release is searched again after 1 h, 2 h, 4 h, 8 h and 16 h,
+# then after 1 day, 2 days, … up to every 7 days (memory.retry_delay). Due titles are looked for every
+# WANTED_CHECK_INTERVAL; followed shows at least every FOLLOW_CHECK_INTERVAL, and soon after an air date.
+WANTED_FIRST_RETRY_HOURS: Final = 1
+WANTED_HOURLY_RETRIES: Final = 5  # 1, 2, 4, 8, 16 hours
+WANTED_MAX_RETRY_DAYS: Final = 7
+WANTED_CHECK_INTERVAL: Final = 600  # seconds
+FOLLOW_CHECK_INTERVAL: Final = 6 * 3600  # seconds
+AIRED_GRACE: Final = 3600  # seconds after an air date before its episode is looked for
 
 # Downloads coordinator and its entities.
 DOWNLOAD_ENTITY_GRACE: Final = 300  # seconds a finished download keeps its entities

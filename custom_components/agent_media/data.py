@@ -13,6 +13,7 @@ from .clients.sources import SearchSources
 from .clients.tmdb import TMDBClient
 from .coordinator import DownloadsCoordinator
 from .memory import AgentMediaMemory
+from .wanted import WantedScheduler
 
 
 @dataclass(kw_only=True)
@@ -26,6 +27,7 @@ class AgentMediaData:
     sources: SearchSources  # Knaben and the entry's Torznab indexers, searched together
     memory: AgentMediaMemory
     downloads: DownloadsCoordinator
+    wanted: WantedScheduler  # searches the wanted titles and followed shows again when due
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]

@@ -8,6 +8,8 @@
 - `downloads` (downloads.py adds, the downloads coordinator completes): what Agent Media added, with the media
   identity of the result actually added, and the hashes last seen incomplete.
 - `journal`: recent errors and background news with a read flag.
+- `wanted` (operations and the wanted scheduler): titles wanted until an acceptable release appears, each
+  with its next check; followed shows with what was fetched of them; releases blocklisted per title.
 
 Loading validates every record: a damaged one is dropped with a warning, the rest kept. A Store written by a
 newer version is refused (`NewerStoreError`) and never written. Writing accepts only JSON-safe, valid UTF-8
@@ -18,7 +20,7 @@ map is bounded; changes are written with `async_delay_save`, so a burst of turns
 from __future__ import annotations
 
 import copy
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Final
 
 import voluptuous as vol
@@ -29,12 +31,22 @@ from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
-from .const import DEFAULT_MAX_HISTORY_MESSAGES, LOGGER, STORAGE_MINOR_VERSION, STORAGE_VERSION, storage_key
+from .const import (
+    DEFAULT_MAX_HISTORY_MESSAGES,
+    LOGGER,
+    STORAGE_MINOR_VERSION,
+    STORAGE_VERSION,
+    WANTED_FIRST_RETRY_HOURS,
+    WANTED_HOURLY_RETRIES,
+    WANTED_MAX_RETRY_DAYS,
+    storage_key,
+)
+from .ranking import normalize_title
 from .requester import SYSTEM_KEY
 from .untrusted import MAX_MESSAGE, MAX_NAME, MAX_TITLE, check_storable, clip, storable_copy, storable_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable, Mapping
 
 SAVE_DELAY: Final = 10.0  # seconds; coalesces the writes of a conversation into one
 # Seconds; short, since a lost write of the incomplete downloads could announce a completion twice.
@@ -50,6 +62,11 @@ MAX_ERRORS: Final = 10
 MAX_EVENTS: Final = 50
 MAX_PENDING_OPTIONS: Final = 5
 MAX_LANGUAGE: Final = 20  # characters of a language tag
+MAX_WANTED: Final = 100
+MAX_FOLLOWED: Final = 50
+MAX_FETCHED: Final = 500  # episodes and season packs remembered per followed show
+MAX_BLOCKED_TITLES: Final = 200
+MAX_BLOCKED_PER_TITLE: Final = 20
 PENDING_QUESTION_TTL: Final = timedelta(minutes=30)  # an unanswered question is stale after this
 CONFIRMATION_TTL: Final = timedelta(minutes=5)
 
@@ -183,6 +200,35 @@ EVENT_SCHEMA: Final = vol.Schema(
     extra=vol.REMOVE_EXTRA,
 )
 _PREFERENCE_VALUE = vol.Any(str, _NUMBER, bool, [str])
+WANTED_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("media"): MEDIA_SCHEMA,
+        vol.Optional("season"): _OPT_INT,
+        vol.Optional("episode"): _OPT_INT,
+        vol.Optional("save_path"): _OPT_TEXT,
+        vol.Required("reason"): _TEXT,
+        vol.Optional("requester"): _OPT_TEXT,
+        vol.Required("added_at"): _TIME,
+        vol.Required("next_check"): _TIME,
+        vol.Required("attempts"): _INT,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+FOLLOWED_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("media"): MEDIA_SCHEMA,
+        vol.Optional("from_season"): _OPT_INT,
+        vol.Optional("save_path"): _OPT_TEXT,
+        vol.Optional("requester"): _OPT_TEXT,
+        vol.Required("followed_at"): _TIME,
+        vol.Required("next_check"): _TIME,
+        vol.Required("fetched"): [vol.All(str, vol.Length(max=20))],
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+BLOCKED_SCHEMA: Final = vol.Schema(
+    [{vol.Optional("hash"): _OPT_TEXT, vol.Required("name"): _TEXT, vol.Required("at"): _TIME}]
+)
 
 
 def _empty_data() -> dict[str, Any]:
@@ -192,6 +238,7 @@ def _empty_data() -> dict[str, Any]:
         "working": {},
         "downloads": {"records": {}, "incomplete": []},
         "journal": {"errors": [], "events": []},
+        "wanted": {"titles": {}, "shows": {}, "blocked": {}},
     }
 
 
@@ -277,6 +324,10 @@ def validated(data: Any) -> tuple[dict[str, Any], list[str]]:
     journal = _part(data, "journal")
     result["journal"]["errors"] = _valid_list(journal.get("errors"), ERROR_SCHEMA, "errors", dropped)
     result["journal"]["events"] = _valid_list(journal.get("events"), EVENT_SCHEMA, "events", dropped)
+    wanted = _part(data, "wanted")  # absent before minor version 2: empty
+    result["wanted"]["titles"] = _valid_map(wanted.get("titles"), WANTED_SCHEMA, "wanted", dropped)
+    result["wanted"]["shows"] = _valid_map(wanted.get("shows"), FOLLOWED_SCHEMA, "followed", dropped)
+    result["wanted"]["blocked"] = _valid_map(wanted.get("blocked"), BLOCKED_SCHEMA, "blocked", dropped)
     return result, dropped
 
 
@@ -367,6 +418,34 @@ def clean_media(media: dict[str, Any] | None) -> dict[str, Any] | None:
     return cleaned
 
 
+def title_key(media: Mapping[str, Any], season: int | None = None, episode: int | None = None) -> str:
+    """Return the key of a title on the wanted list and the blocklist: "movie:10378", "tv:1399:s01e02".
+
+    Without a TMDB id the folded title stands in ("movie:big buck bunny").
+    """
+    kind = media.get("media_type") if media.get("media_type") in ("movie", "tv") else "media"
+    tmdb_id = media.get("tmdb_id")
+    if isinstance(tmdb_id, int) and not isinstance(tmdb_id, bool):
+        key = f"{kind}:{tmdb_id}"
+    else:
+        key = f"{kind}:{normalize_title(str(media.get('title') or ''))[:MAX_TITLE]}"
+    if season is not None:
+        key += f":s{season:02d}"
+    if episode is not None:
+        key += f"{'' if season is not None else ':'}e{episode:02d}"
+    return key
+
+
+def retry_delay(attempts: int) -> timedelta:
+    """Return how long a wanted title waits after `attempts` searches found nothing acceptable.
+
+    1 h, doubled up to 16 h, then one more day after each search, up to a search every 7 days.
+    """
+    if attempts <= WANTED_HOURLY_RETRIES:
+        return timedelta(hours=WANTED_FIRST_RETRY_HOURS * 2 ** max(0, attempts - 1))
+    return timedelta(days=min(attempts - WANTED_HOURLY_RETRIES, WANTED_MAX_RETRY_DAYS))
+
+
 def clean_result(result: dict[str, Any], index: int) -> dict[str, Any]:
     """Return a search result as kept, numbered; its outside text clipped and made storable."""
     cleaned: dict[str, Any] = {"index": index, "title": clip(result.get("title", "?"), MAX_NAME)}
@@ -410,6 +489,7 @@ class AgentMediaMemory:
         self.working = WorkingSection(self)
         self.downloads = DownloadsSection(self)
         self.journal = JournalSection(self)
+        self.wanted = WantedSection(self)
 
     # --- persistence ---------------------------------------------------------------------------------------
 
@@ -487,6 +567,7 @@ class AgentMediaMemory:
         if scope == "all":
             empty["downloads"] = self._data["downloads"]
             self._data = empty
+            self.wanted.changed()
         elif scope == "conversation":
             self.conversations.clear(requester_key)
         elif scope == "search":
@@ -829,3 +910,198 @@ class JournalSection(_Section):
     def recent_errors(self) -> list[dict[str, Any]]:
         """Return the remembered failures, oldest first."""
         return [dict(error) for error in self._data["errors"]]
+
+
+class WantedSection(_Section):
+    """Titles wanted until an acceptable release appears, followed shows, and blocklisted releases.
+
+    Listeners (the wanted sensors) hear every change of the wanted titles and followed shows.
+    """
+
+    def __init__(self, memory: AgentMediaMemory) -> None:
+        """Start with no listeners."""
+        super().__init__(memory)
+        self._listeners: list[Callable[[], None]] = []
+
+    @property
+    def _data(self) -> dict[str, dict[str, Any]]:
+        data: dict[str, dict[str, Any]] = self._memory.section("wanted")
+        return data
+
+    @callback
+    def add_listener(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener` after each change of the wanted titles or followed shows; return its remover."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def changed(self) -> None:
+        """Save soon and tell the listeners (also after the whole memory was cleared)."""
+        self._memory.schedule_save()
+        for listener in list(self._listeners):
+            listener()
+
+    # --- wanted titles -------------------------------------------------------------------------------------
+
+    def want(
+        self,
+        key: str,
+        media: dict[str, Any],
+        *,
+        season: int | None,
+        episode: int | None,
+        save_path: str | None,
+        reason: str,
+        requester_key: str | None,
+    ) -> dict[str, Any]:
+        """Put a title on the list (searched again after the first delay); one already there stays as it is.
+
+        Raises ValueError when the list is full.
+        """
+        titles = self._data["titles"]
+        if (record := titles.get(key)) is not None:
+            return copy.deepcopy(record)
+        if len(titles) >= MAX_WANTED:
+            raise ValueError(f"at most {MAX_WANTED} titles can be wanted")
+        now = dt_util.utcnow()
+        record = storable_copy(
+            {
+                "media": clean_media(media),
+                "season": season,
+                "episode": episode,
+                "save_path": save_path,
+                "reason": clip(reason, 40),
+                "requester": requester_key,
+                "added_at": now.isoformat(),
+                "next_check": (now + retry_delay(1)).isoformat(),
+                "attempts": 1,  # whoever wants it has just searched
+            }
+        )
+        titles[key] = record
+        self.changed()
+        return copy.deepcopy(record)
+
+    def titles(self) -> dict[str, dict[str, Any]]:
+        """Return the wanted titles by key, oldest first."""
+        return {key: copy.deepcopy(record) for key, record in self._data["titles"].items()}
+
+    def due_titles(self) -> list[str]:
+        """Return the keys of the wanted titles whose next check has come."""
+        now = dt_util.utcnow()
+        return [key for key, record in self._data["titles"].items() if _is_due(record["next_check"], now)]
+
+    def searched(self, key: str) -> None:
+        """Note one more search that found nothing acceptable: the next waits longer (see retry_delay)."""
+        if (record := self._data["titles"].get(key)) is not None:
+            record["attempts"] += 1
+            record["next_check"] = (dt_util.utcnow() + retry_delay(record["attempts"])).isoformat()
+            self._memory.schedule_save()
+
+    def check_all_now(self) -> None:
+        """Make every wanted title and followed show due (a search asked for now)."""
+        now = _now()
+        for section in ("titles", "shows"):
+            for record in self._data[section].values():
+                record["next_check"] = now
+        self._memory.schedule_save()
+
+    def unwant(self, key: str) -> dict[str, Any] | None:
+        """Take a title off the list (added, or forgotten); return its record."""
+        record: dict[str, Any] | None = self._data["titles"].pop(key, None)
+        if record is not None:
+            self.changed()
+        return record
+
+    # --- followed shows ------------------------------------------------------------------------------------
+
+    def follow(
+        self,
+        key: str,
+        media: dict[str, Any],
+        *,
+        from_season: int | None,
+        save_path: str | None,
+        requester_key: str | None,
+    ) -> dict[str, Any]:
+        """Follow a show (checked at once); following it again keeps what was fetched. ValueError: full."""
+        shows = self._data["shows"]
+        if key not in shows and len(shows) >= MAX_FOLLOWED:
+            raise ValueError(f"at most {MAX_FOLLOWED} shows can be followed")
+        now = _now()
+        previous = shows.get(key) or {}
+        shows[key] = record = storable_copy(
+            {
+                "media": clean_media(media),
+                "from_season": from_season,
+                "save_path": save_path,
+                "requester": requester_key,
+                "followed_at": previous.get("followed_at", now),
+                "next_check": now,
+                "fetched": previous.get("fetched", []),
+            }
+        )
+        self.changed()
+        return copy.deepcopy(record)
+
+    def shows(self) -> dict[str, dict[str, Any]]:
+        """Return the followed shows by key."""
+        return {key: copy.deepcopy(record) for key, record in self._data["shows"].items()}
+
+    def due_shows(self) -> list[str]:
+        """Return the keys of the followed shows whose next check has come."""
+        now = dt_util.utcnow()
+        return [key for key, record in self._data["shows"].items() if _is_due(record["next_check"], now)]
+
+    def fetched(self, key: str, item: str) -> None:
+        """Remember that an episode ("s01e02") or a season pack ("s01") of a followed show was added."""
+        if (record := self._data["shows"].get(key)) is not None and item not in record["fetched"]:
+            record["fetched"].append(item)
+            del record["fetched"][: max(0, len(record["fetched"]) - MAX_FETCHED)]
+            self._memory.schedule_save()
+
+    def next_show_check(self, key: str, when: datetime) -> None:
+        """Set when a followed show is checked next."""
+        if (record := self._data["shows"].get(key)) is not None:
+            record["next_check"] = when.isoformat()
+            self._memory.schedule_save()
+
+    def unfollow(self, key: str) -> dict[str, Any] | None:
+        """Stop following a show; return its record."""
+        record: dict[str, Any] | None = self._data["shows"].pop(key, None)
+        if record is not None:
+            self.changed()
+        return record
+
+    # --- blocklist -----------------------------------------------------------------------------------------
+
+    def block(self, key: str, info_hash: str | None, name: str) -> None:
+        """Never pick this release for this title again (it stalled, or was replaced)."""
+        blocked: dict[str, list[dict[str, Any]]] = self._data["blocked"]
+        releases = blocked.setdefault(key, [])
+        releases.append(
+            {
+                "hash": info_hash.lower() if info_hash else None,
+                "name": clip(name, MAX_NAME),
+                "at": _now(),
+            }
+        )
+        del releases[: max(0, len(releases) - MAX_BLOCKED_PER_TITLE)]
+        if len(blocked) > MAX_BLOCKED_TITLES:
+            oldest = min(blocked, key=lambda title: blocked[title][-1]["at"])
+            del blocked[oldest]
+        self._memory.schedule_save()
+
+    def is_blocked(self, key: str, info_hash: str | None, name: str) -> bool:
+        """Return whether a release is blocklisted for this title: by its hash, or its case-folded name."""
+        releases = self._data["blocked"].get(key, [])
+        folded = clip(name, MAX_NAME).casefold()
+        wanted_hash = info_hash.lower() if info_hash else None
+        return any(
+            (wanted_hash is not None and release.get("hash") == wanted_hash)
+            or release["name"].casefold() == folded
+            for release in releases
+        )
+
+
+def _is_due(next_check: str, now: datetime) -> bool:
+    moment = dt_util.parse_datetime(next_check)
+    return moment is None or moment <= now

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from yarl import URL
 
+from homeassistant.util import dt as dt_util
+
 from .clients.bittorrent import info_hash_from_magnet, normalize_info_hash
 from .clients.errors import AgentMediaClientError
 from .const import (
@@ -33,12 +35,22 @@ from .const import (
 )
 from .downloads import (
     SOURCE_CONVERSATION,
+    SOURCE_SERVICE,
     DangerousTorrentError,
     async_add_download,
     is_tagged_ours,
 )
 from .errors import ErrorCode, OperationError, from_client_error, from_failure
-from .memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS, MAX_PENDING_OPTIONS, MAX_SEARCH_RESULTS
+from .memory import (
+    CLEAR_SCOPES,
+    HOUSEHOLD_SCOPES,
+    MAX_FOLDERS,
+    MAX_FOLLOWED,
+    MAX_PENDING_OPTIONS,
+    MAX_SEARCH_RESULTS,
+    MAX_WANTED,
+    title_key,
+)
 from .ranking import (
     RankedRelease,
     RankingPreferences,
@@ -52,12 +64,13 @@ from .untrusted import MAX_PATH, MAX_PATH_COMPONENT, MAX_TITLE, UnstorableValueE
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from datetime import date
 
     from homeassistant.core import HomeAssistant
 
     from .clients.knaben import TorrentResult
     from .clients.qbittorrent import AddedTorrent
-    from .clients.tmdb import MediaMatch
+    from .clients.tmdb import MediaMatch, SeasonSummary
     from .data import AgentMediaConfigEntry
     from .requester import Requester
 
@@ -127,6 +140,50 @@ class AddedDownload:
     save_path: str | None
     safety: str | None
     media: dict[str, Any] | None
+
+
+# Why async_acquire added nothing (stable: callers and the wanted list keep them).
+NO_RELEASE_NOT_FOUND: Final = "not_found"  # no source found anything
+NO_RELEASE_NO_ACCEPTABLE: Final = "no_acceptable"  # every release rejected: CAM/trash, too large, wrong title
+NO_RELEASE_BLOCKED: Final = "blocked"  # only releases blocklisted for this title were left
+
+
+@dataclass(frozen=True, slots=True)
+class NoRelease:
+    """async_acquire found nothing acceptable to add: why (one of NO_RELEASE_*), and what it searched."""
+
+    reason: str
+    query: str
+
+
+@dataclass(frozen=True, slots=True)
+class Wanted:
+    """async_want's outcome: added at once (`added`), or kept on the wanted list (`record`)."""
+
+    label: str
+    media: dict[str, Any]
+    added: AddedDownload | None = None
+    record: dict[str, Any] | None = None
+
+
+def current_season(seasons: list[SeasonSummary], today: date) -> int:
+    """Return the season airing now: the last one that began airing, else the first announced, else 1."""
+    begun = [season.number for season in seasons if season.air_date is not None and season.air_date <= today]
+    if begun:
+        return begun[-1]
+    return seasons[0].number if seasons else 1
+
+
+def _named(words: str, media_by_key: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Return the keys a person's words name: the key itself, or every title holding all the words."""
+    if words in media_by_key:
+        return [words]
+    wanted = set(normalize_title(words).split())
+    return [
+        key
+        for key, media in media_by_key.items()
+        if wanted and wanted <= set(normalize_title(str(media.get("title", ""))).split())
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -260,6 +317,17 @@ def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
         }
         for release in ranked[:MAX_SEARCH_RESULTS]
     ]
+
+
+def _checked_link(link: str) -> str:
+    """Return a magnet or http(s) link to a .torrent, stripped; raise bad_args for anything else."""
+    link = link.strip()
+    if link.lower().startswith("magnet:"):
+        if info_hash_from_magnet(link) is None:
+            raise OperationError(ErrorCode.BAD_ARGS, "invalid_magnet", magnet=link)
+    elif not _is_http_url(link):
+        raise OperationError(ErrorCode.BAD_ARGS, "invalid_url", url=link)
+    return link
 
 
 def _none_usable(found: int, query: str, rejected: list[Any]) -> OperationError:
@@ -542,13 +610,14 @@ class MediaOperations:
         imdb_id: str | None = None,
         season: int | None = None,
         episode: int | None = None,
+        fresh: bool = False,
     ) -> tuple[list[TorrentResult], str | None]:
         """Search every source at once; return what was found and which sources failed (None: none did).
 
         Only when every source failed is it an error: the person hears why.
         """
         outcome = await self.data.sources.async_search(
-            query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode
+            query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode, fresh=fresh
         )
         if not outcome.results and outcome.failures and len(outcome.failures) == len(outcome.sources):
             first = outcome.failures[0]
@@ -611,13 +680,27 @@ class MediaOperations:
     ) -> AddedDownload:
         """Add a magnet or an http(s) link to a .torrent, after checking the link and the folder."""
         self.require(requester, Permission.ADD)
-        link = link.strip()
-        if link.lower().startswith("magnet:"):
-            if info_hash_from_magnet(link) is None:
-                raise OperationError(ErrorCode.BAD_ARGS, "invalid_magnet", magnet=link)
-        elif not _is_http_url(link):
-            raise OperationError(ErrorCode.BAD_ARGS, "invalid_url", url=link)
-        save_path = await self.async_save_path(folder)
+        link = _checked_link(link)
+        return await self._async_add_checked(
+            requester,
+            link,
+            save_path=await self.async_save_path(folder),
+            source=source,
+            media=media,
+            conversation_id=conversation_id,
+        )
+
+    async def _async_add_checked(
+        self,
+        requester: Requester,
+        link: str,
+        *,
+        save_path: str | None,
+        source: str,
+        media: dict[str, Any] | None,
+        conversation_id: str | None,
+    ) -> AddedDownload:
+        """Add a checked link to a checked save path (None: qBittorrent's default folder)."""
         try:
             added = await async_add_download(
                 self.hass,
@@ -673,7 +756,10 @@ class MediaOperations:
             season = episode = None
         asked = normalize_resolution(quality) if quality else None
         query, found, unavailable = await self._async_search_media(
-            match, season=season, episode=episode, spoken_in_english=(language or "en").startswith("en")
+            media | {"original_title": match.original_title},
+            season=season,
+            episode=episode,
+            spoken_in_english=(language or "en").startswith("en"),
         )
         label = media_label(media, season, episode)
         if not found:
@@ -712,32 +798,255 @@ class MediaOperations:
         )
 
     async def _async_search_media(
-        self, match: MediaMatch, *, season: int | None, episode: int | None, spoken_in_english: bool
+        self,
+        media: Mapping[str, Any],
+        *,
+        season: int | None,
+        episode: int | None,
+        spoken_in_english: bool = True,
+        fresh: bool = False,
     ) -> tuple[str, list[TorrentResult], str | None]:
         """Search a title with its year (films), then without, then the other title; first hits win.
 
         Releases carry the English or the original title: a title TMDB gave in another language is for
         speaking, so the original comes first then.
         """
-        names = (
-            (match.title, match.original_title) if spoken_in_english else (match.original_title, match.title)
-        )
+        title, original = str(media["title"]), media.get("original_title")
+        names = (title, original) if spoken_in_english else (original, title)
+        media_type, year = media.get("media_type"), media.get("year")
         queries: list[str] = []
         for name in dict.fromkeys(name for name in names if name):
             clean = " ".join(_TITLE_PUNCTUATION.sub(" ", name).split())
             # Films carry their year in release names; shows mostly do not.
-            if match.media_type == "movie" and match.year:
-                queries.append(f"{clean} {match.year}")
+            if media_type == "movie" and year:
+                queries.append(f"{clean} {year}")
             queries.append(clean)
         found: list[TorrentResult] = []
         unavailable: str | None = None
         for query in list(dict.fromkeys(queries))[:MAX_QUERIES]:
             found, unavailable = await self._async_find(
-                query, media_type=match.media_type, imdb_id=match.imdb_id, season=season, episode=episode
+                query,
+                media_type=media_type,
+                imdb_id=media.get("imdb_id"),
+                season=season,
+                episode=episode,
+                fresh=fresh,
             )
             if found:
                 return query, found, unavailable
         return queries[0], found, unavailable
+
+    # --- acquiring without asking (the wanted list, followed shows, replacements) ---------------------------
+
+    async def async_acquire(
+        self,
+        requester: Requester,
+        media: dict[str, Any],
+        *,
+        season: int | None = None,
+        episode: int | None = None,
+        save_path: str | None = None,
+        source: str = SOURCE_SERVICE,
+        conversation_id: str | None = None,
+    ) -> AddedDownload | NoRelease:
+        """Search a known title and add its best acceptable release, asking nothing.
+
+        Releases blocklisted for the title are passed over. `save_path` was checked by the caller (None:
+        qBittorrent's default folder). Nothing acceptable: `NoRelease`; a service down: OperationError.
+        The sources are asked afresh, not from their short cache: this runs when the answer may have changed.
+        """
+        self.require(requester, Permission.ADD)
+        if media.get("media_type") != "tv":
+            season = episode = None
+        query, found, _unavailable = await self._async_search_media(
+            media, season=season, episode=episode, fresh=True
+        )
+        if not found:
+            return NoRelease(reason=NO_RELEASE_NOT_FOUND, query=query)
+        ranked, _rejected = await self.hass.async_add_executor_job(
+            partial(
+                rank_releases,
+                _rankable(found),
+                title=media.get("title"),
+                year=media.get("year"),
+                media_type=media.get("media_type") or "movie",
+                season=season,
+                episode=episode,
+                preferences=self.ranking_preferences(),
+                alternative_titles=tuple(filter(None, (media.get("original_title"),))),
+            )
+        )
+        if not ranked:
+            return NoRelease(reason=NO_RELEASE_NO_ACCEPTABLE, query=query)
+        key = title_key(media, season, episode)
+        blocked = self.memory.wanted.is_blocked
+        for release in ranked:
+            result = release.result
+            if blocked(key, result.get("info_hash"), str(result.get("title") or "")):
+                continue
+            try:
+                link = _checked_link(str(result.get("download_link") or ""))
+            except OperationError:
+                continue  # a release without a usable link is no candidate
+            return await self._async_add_checked(
+                requester,
+                link,
+                save_path=save_path,
+                source=source,
+                media=media,
+                conversation_id=conversation_id,
+            )
+        return NoRelease(reason=NO_RELEASE_BLOCKED, query=query)
+
+    def add_wanted(
+        self,
+        requester: Requester,
+        media: dict[str, Any],
+        *,
+        season: int | None = None,
+        episode: int | None = None,
+        save_path: str | None = None,
+        reason: str,
+    ) -> dict[str, Any]:
+        """Put a title on the wanted list (once per title); return the stored record."""
+        self.require(requester, Permission.ADD)
+        if media.get("media_type") != "tv":
+            season = episode = None
+        try:
+            return self.memory.wanted.want(
+                title_key(media, season, episode),
+                media,
+                season=season,
+                episode=episode,
+                save_path=save_path,
+                reason=reason,
+                requester_key=requester.key,
+            )
+        except ValueError as err:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_wanted", max=MAX_WANTED) from err
+
+    # --- the wanted list and followed shows ----------------------------------------------------------------
+
+    async def async_want(
+        self,
+        requester: Requester,
+        title: str,
+        *,
+        year: int | None = None,
+        media_type: str | None = None,
+        season: int | None = None,
+        episode: int | None = None,
+        folder: str | None = None,
+        language: str | None = None,
+        source: str = SOURCE_CONVERSATION,
+    ) -> Wanted:
+        """Identify a title and add it now when an acceptable release exists, else keep it as wanted."""
+        self.require(requester, Permission.ADD)
+        if media_type is None and (season is not None or episode is not None):
+            media_type = "tv"
+        match = await self._async_match(title, year=year, media_type=media_type, language=language)
+        media = match.as_dict() | {"original_title": match.original_title}
+        if match.media_type != "tv":
+            season = episode = None
+        save_path = await self.async_save_path(folder)
+        outcome = await self.async_acquire(
+            requester, media, season=season, episode=episode, save_path=save_path, source=source
+        )
+        label = media_label(media, season, episode)
+        if isinstance(outcome, AddedDownload):
+            return Wanted(label=label, media=media, added=outcome)
+        record = self.add_wanted(
+            requester, media, season=season, episode=episode, save_path=save_path, reason=outcome.reason
+        )
+        return Wanted(label=label, media=media, record=record)
+
+    def list_wanted(self, requester: Requester) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Return the wanted titles and the followed shows, each described for people and automations."""
+        self.require(requester, Permission.READ)
+        wanted = self.memory.wanted
+        titles = [
+            {
+                "key": key,
+                "title": media_label(record["media"], record.get("season"), record.get("episode")),
+                "media_type": record["media"].get("media_type"),
+                "reason": record["reason"],
+                "searches": record["attempts"],
+                "next_check": record["next_check"],
+            }
+            for key, record in wanted.titles().items()
+        ]
+        shows = [
+            {
+                "key": key,
+                "title": media_label(record["media"]),
+                "from_season": record.get("from_season"),
+                "downloaded": len(record["fetched"]),
+                "next_check": record["next_check"],
+            }
+            for key, record in wanted.shows().items()
+        ]
+        return titles, shows
+
+    def forget_wanted(self, requester: Requester, title: str) -> list[str]:
+        """Take off the list every wanted title its key or all its words name; return their names."""
+        self.require(requester, Permission.ADD)
+        wanted = self.memory.wanted
+        keys = _named(title, {key: record["media"] for key, record in wanted.titles().items()})
+        if not keys:
+            raise OperationError(ErrorCode.NOT_FOUND, "not_wanted", title=title)
+        return [
+            media_label(record["media"], record.get("season"), record.get("episode"))
+            for key in keys
+            if (record := wanted.unwant(key)) is not None
+        ]
+
+    async def async_follow_show(
+        self,
+        requester: Requester,
+        title: str,
+        *,
+        year: int | None = None,
+        season: int | None = None,
+        folder: str | None = None,
+        language: str | None = None,
+    ) -> tuple[dict[str, Any], int]:
+        """Follow a show from a season (the one airing now unless named); return the show and that season.
+
+        Its aired episodes not downloaded yet are then searched in the background (wanted.py).
+        """
+        self.require(requester, Permission.ADD)
+        match = await self._async_match(title, year=year, media_type="tv", language=language)
+        media = match.as_dict() | {"original_title": match.original_title}
+        save_path = await self.async_save_path(folder)
+        if season is None:
+            try:
+                seasons = await self.data.tmdb.async_seasons(match.tmdb_id)
+            except AgentMediaClientError as err:
+                raise from_client_error(err) from err
+            season = current_season(seasons, dt_util.utcnow().date())
+        try:
+            self.memory.wanted.follow(
+                title_key(media), media, from_season=season, save_path=save_path, requester_key=requester.key
+            )
+        except ValueError as err:
+            raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_followed", max=MAX_FOLLOWED) from err
+        self.data.wanted.request_check()
+        return media, season
+
+    def unfollow_show(self, requester: Requester, title: str) -> list[str]:
+        """Stop following every show its key or all its words name; return their names."""
+        self.require(requester, Permission.ADD)
+        wanted = self.memory.wanted
+        keys = _named(title, {key: record["media"] for key, record in wanted.shows().items()})
+        if not keys:
+            raise OperationError(ErrorCode.NOT_FOUND, "not_following", title=title)
+        return [media_label(record["media"]) for key in keys if (record := wanted.unfollow(key)) is not None]
+
+    async def async_check_wanted(self, requester: Requester) -> list[str]:
+        """Search every wanted title and followed show now; return the names of what was added."""
+        self.require(requester, Permission.ADD)
+        self.memory.wanted.check_all_now()
+        return await self.data.wanted.async_check()
 
     # --- downloads in qBittorrent --------------------------------------------------------------------------
 

@@ -71,6 +71,19 @@ class Requester:
 SYSTEM: Final = Requester(kind=RequesterKind.SYSTEM)
 
 
+def requester_from_key(key: str | None) -> Requester:
+    """Return the requester a stored key names (work done later on its behalf); the system when none.
+
+    Whether a user administers Home Assistant is not stored: such work needs only the open permissions.
+    """
+    kind, _, ident = (key or "").partition(":")
+    if kind == RequesterKind.USER and ident:
+        return Requester(kind=RequesterKind.USER, user_id=ident)
+    if kind == RequesterKind.DEVICE and ident:
+        return Requester(kind=RequesterKind.DEVICE, device_id=ident)
+    return SYSTEM
+
+
 async def async_resolve_requester(
     hass: HomeAssistant, context: Context | None, device_id: str | None = None
 ) -> Requester:

@@ -1,9 +1,13 @@
-"""Download sensors: aggregate figures on the service device, and a few sensors per download in progress."""
+"""Download sensors: aggregate figures on the service device, and a few sensors per download in progress.
+
+The wanted sensors (wanted titles, followed shows) sit on the service device too; they follow the memory's
+wanted section, not the downloads coordinator.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 from homeassistant.components.sensor import (
     SensorDeviceClass,
@@ -24,7 +28,10 @@ from .entity import (
     async_register_service_device,
     async_remove_download_devices,
     download_device_id,
+    service_device_info,
 )
+from .operations import media_label
+from .untrusted import MAX_TITLE, clip
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -33,6 +40,7 @@ if TYPE_CHECKING:
     from homeassistant.helpers.typing import StateType
 
     from .data import AgentMediaConfigEntry
+    from .memory import WantedSection
 
 PARALLEL_UPDATES = 0
 
@@ -138,6 +146,7 @@ async def async_setup_entry(
     coordinator = entry.runtime_data.downloads
     async_register_service_device(hass, entry)
     async_add_entities(DownloadsSensor(coordinator, description) for description in AGGREGATE_SENSORS)
+    async_add_entities(WantedSensor(entry, description) for description in WANTED_SENSORS)
 
     shown: dict[str, str] = {}  # hash → device name, of downloads that have entities
 
@@ -221,3 +230,76 @@ class DownloadSensor(DownloadEntity, SensorEntity):
         """Return the figure, None once the download is gone."""
         download = self.download
         return None if download is None else self.entity_description.value_fn(download)
+
+
+# --- the wanted list ---------------------------------------------------------------------------------------
+
+MAX_LISTED_TITLES: Final = 20  # titles in a wanted sensor's attributes
+
+
+@dataclass(frozen=True, kw_only=True)
+class WantedSensorEntityDescription(SensorEntityDescription):
+    """A count of the wanted section, and the titles counted."""
+
+    titles_fn: Callable[[WantedSection], list[str]]
+
+
+def _wanted_titles(wanted: WantedSection) -> list[str]:
+    return [
+        media_label(record["media"], record.get("season"), record.get("episode"))
+        for record in wanted.titles().values()
+    ]
+
+
+def _followed_shows(wanted: WantedSection) -> list[str]:
+    return [media_label(record["media"]) for record in wanted.shows().values()]
+
+
+WANTED_SENSORS: tuple[WantedSensorEntityDescription, ...] = (
+    WantedSensorEntityDescription(
+        key="wanted_titles",
+        translation_key="wanted_titles",
+        state_class=SensorStateClass.MEASUREMENT,
+        titles_fn=_wanted_titles,
+    ),
+    WantedSensorEntityDescription(
+        key="followed_shows",
+        translation_key="followed_shows",
+        state_class=SensorStateClass.MEASUREMENT,
+        titles_fn=_followed_shows,
+    ),
+)
+
+
+class WantedSensor(SensorEntity):
+    """How many titles are wanted (or shows followed); their names as an attribute, clipped and capped."""
+
+    entity_description: WantedSensorEntityDescription
+    _attr_has_entity_name = True
+    _attr_should_poll = False
+    _unrecorded_attributes = frozenset({"titles"})
+
+    def __init__(self, entry: AgentMediaConfigEntry, description: WantedSensorEntityDescription) -> None:
+        """Attach the sensor to the service device."""
+        self.entity_description = description
+        self._wanted = entry.runtime_data.memory.wanted
+        self._attr_unique_id = f"{entry.entry_id}_{description.key}"
+        self._attr_device_info = service_device_info(entry)
+        self._titles: list[str] = []
+
+    async def async_added_to_hass(self) -> None:
+        """Follow every change of the wanted list."""
+        self._refresh()
+        self.async_on_remove(self._wanted.add_listener(self._on_change))
+
+    @callback
+    def _on_change(self) -> None:
+        self._refresh()
+        self.async_write_ha_state()
+
+    def _refresh(self) -> None:
+        self._titles = self.entity_description.titles_fn(self._wanted)
+        self._attr_native_value = len(self._titles)
+        self._attr_extra_state_attributes = {
+            "titles": [clip(title, MAX_TITLE) for title in self._titles[:MAX_LISTED_TITLES]]
+        }

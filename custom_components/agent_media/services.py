@@ -1,4 +1,4 @@
-"""Actions (services) of Agent Media: search, download, folders, downloads, memory.
+"""Actions (services) of Agent Media: search, download, folders, downloads, the wanted list, memory.
 
 Registered once in `async_setup`, so automations validate even while no entry is loaded. Every action works
 with no language model configured or reachable. The schema checks shapes; the handlers resolve who calls and
@@ -42,6 +42,10 @@ ATTR_PATH: Final = "path"
 ATTR_HASH: Final = "hash"
 ATTR_DELETE_FILES: Final = "delete_files"
 ATTR_SCOPE: Final = "scope"
+ATTR_TITLE: Final = "title"
+ATTR_YEAR: Final = "year"
+ATTR_SEASON: Final = "season"
+ATTR_EPISODE: Final = "episode"
 
 SERVICE_SEARCH: Final = "search"
 SERVICE_DOWNLOAD: Final = "download"
@@ -51,6 +55,12 @@ SERVICE_PAUSE: Final = "pause"
 SERVICE_RESUME: Final = "resume"
 SERVICE_REMOVE: Final = "remove"
 SERVICE_CLEAR_MEMORY: Final = "clear_memory"
+SERVICE_WANT: Final = "want"
+SERVICE_LIST_WANTED: Final = "list_wanted"
+SERVICE_FORGET_WANTED: Final = "forget_wanted"
+SERVICE_FOLLOW_SHOW: Final = "follow_show"
+SERVICE_UNFOLLOW_SHOW: Final = "unfollow_show"
+SERVICE_CHECK_WANTED: Final = "check_wanted"
 
 MEDIA_TYPES: Final = ("movie", "tv")
 DEFAULT_SEARCH_LIMIT: Final = 10
@@ -97,6 +107,28 @@ SET_FOLDER_SCHEMA: Final = vol.Schema(
 LIST_DOWNLOADS_SCHEMA: Final = vol.Schema(_ENTRY_ID)
 TORRENT_SCHEMA: Final = vol.Schema({**_ENTRY_ID, vol.Required(ATTR_HASH): _NON_EMPTY})
 REMOVE_SCHEMA: Final = TORRENT_SCHEMA.extend({vol.Optional(ATTR_DELETE_FILES, default=False): cv.boolean})
+_NUMBER: Final = vol.All(vol.Any(int, float, str), _index)  # a season or episode: a whole number from 1
+_YEAR: Final = vol.All(vol.Coerce(int), vol.Range(min=1870, max=2200))
+WANT_SCHEMA: Final = vol.Schema(
+    {
+        **_ENTRY_ID,
+        vol.Required(ATTR_TITLE): _NON_EMPTY,
+        vol.Optional(ATTR_YEAR): _YEAR,
+        vol.Optional(ATTR_MEDIA_TYPE): vol.In(MEDIA_TYPES),
+        vol.Optional(ATTR_SEASON): _NUMBER,
+        vol.Optional(ATTR_EPISODE): _NUMBER,
+        vol.Optional(ATTR_FOLDER): _NON_EMPTY,
+    }
+)
+TITLE_SCHEMA: Final = vol.Schema({**_ENTRY_ID, vol.Required(ATTR_TITLE): _NON_EMPTY})
+FOLLOW_SHOW_SCHEMA: Final = TITLE_SCHEMA.extend(
+    {
+        vol.Optional(ATTR_YEAR): _YEAR,
+        vol.Optional(ATTR_SEASON): _NUMBER,
+        vol.Optional(ATTR_FOLDER): _NON_EMPTY,
+    }
+)
+ENTRY_SCHEMA: Final = vol.Schema(_ENTRY_ID)
 CLEAR_MEMORY_SCHEMA: Final = vol.Schema(
     {**_ENTRY_ID, vol.Optional(ATTR_SCOPE, default="all"): vol.In(CLEAR_SCOPES)}
 )
@@ -267,6 +299,95 @@ async def _async_remove(call: ServiceCall) -> None:
     await _async_control(call, "remove")
 
 
+# --- the wanted list and followed shows --------------------------------------------------------------------
+
+
+async def _async_want(call: ServiceCall) -> ServiceResponse:
+    """Add a title now when an acceptable release exists, else put it on the wanted list."""
+    operations, requester = await _async_prepare(call)
+    data = call.data
+    try:
+        wanted = await operations.async_want(
+            requester,
+            data[ATTR_TITLE],
+            year=data.get(ATTR_YEAR),
+            media_type=data.get(ATTR_MEDIA_TYPE),
+            season=data.get(ATTR_SEASON),
+            episode=data.get(ATTR_EPISODE),
+            folder=data.get(ATTR_FOLDER),
+            source=SOURCE_SERVICE,
+        )
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    if wanted.added is not None:
+        return {
+            "title": wanted.label,
+            "added": True,
+            "hash": wanted.added.info_hash,
+            "name": wanted.added.name,
+        }
+    record = wanted.record or {}
+    return {
+        "title": wanted.label,
+        "added": False,
+        "reason": record.get("reason"),
+        "next_check": record.get("next_check"),
+    }
+
+
+async def _async_list_wanted(call: ServiceCall) -> ServiceResponse:
+    operations, requester = await _async_prepare(call)
+    try:
+        titles, shows = operations.list_wanted(requester)
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    return {"wanted": cast("list[Any]", titles), "followed": cast("list[Any]", shows)}
+
+
+async def _async_forget_wanted(call: ServiceCall) -> ServiceResponse:
+    operations, requester = await _async_prepare(call)
+    try:
+        forgotten = operations.forget_wanted(requester, call.data[ATTR_TITLE])
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    return {"forgotten": cast("list[Any]", forgotten)}
+
+
+async def _async_follow_show(call: ServiceCall) -> ServiceResponse:
+    operations, requester = await _async_prepare(call)
+    data = call.data
+    try:
+        media, season = await operations.async_follow_show(
+            requester,
+            data[ATTR_TITLE],
+            year=data.get(ATTR_YEAR),
+            season=data.get(ATTR_SEASON),
+            folder=data.get(ATTR_FOLDER),
+        )
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    return {"title": media["title"], "tmdb_id": media["tmdb_id"], "from_season": season}
+
+
+async def _async_unfollow_show(call: ServiceCall) -> ServiceResponse:
+    operations, requester = await _async_prepare(call)
+    try:
+        stopped = operations.unfollow_show(requester, call.data[ATTR_TITLE])
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    return {"unfollowed": cast("list[Any]", stopped)}
+
+
+async def _async_check_wanted(call: ServiceCall) -> ServiceResponse:
+    """Search every wanted title and followed show now, without waiting for the schedule."""
+    operations, requester = await _async_prepare(call)
+    try:
+        added = await operations.async_check_wanted(requester)
+    except OperationError as err:
+        raise _action_error(err, call) from err
+    return {"added": cast("list[Any]", added)}
+
+
 # --- memory ------------------------------------------------------------------------------------------------
 
 
@@ -289,6 +410,12 @@ _SERVICES: Final[tuple[tuple[str, _Handler, vol.Schema | vol.All, SupportsRespon
     (SERVICE_RESUME, _async_resume, TORRENT_SCHEMA, SupportsResponse.NONE),
     (SERVICE_REMOVE, _async_remove, REMOVE_SCHEMA, SupportsResponse.NONE),
     (SERVICE_CLEAR_MEMORY, _async_clear_memory, CLEAR_MEMORY_SCHEMA, SupportsResponse.NONE),
+    (SERVICE_WANT, _async_want, WANT_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_LIST_WANTED, _async_list_wanted, ENTRY_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_FORGET_WANTED, _async_forget_wanted, TITLE_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_FOLLOW_SHOW, _async_follow_show, FOLLOW_SHOW_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_UNFOLLOW_SHOW, _async_unfollow_show, TITLE_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_CHECK_WANTED, _async_check_wanted, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
 )
 
 

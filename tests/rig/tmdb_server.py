@@ -11,6 +11,8 @@ from typing import TYPE_CHECKING, Any
 from ._server import LoopbackServer, json_response
 
 if TYPE_CHECKING:
+    from datetime import date
+
     from aiohttp import web
 
 # (tmdb id, title, original title, release date, imdb id, popularity)
@@ -72,6 +74,7 @@ class TMDBServer(LoopbackServer):
         self._items: dict[str, list[dict[str, Any]]] = {"movie": [], "tv": []}
         self._imdb_ids: dict[tuple[str, int], str | None] = {}
         self._translations: dict[tuple[str, int], dict[str, str]] = {}
+        self._air_dates: dict[int, dict[int, list[date | None]]] = {}  # show → season → episodes' dates
         for tmdb_id, title, original, date, imdb_id, popularity in MOVIES:
             self.add_result(
                 "movie", tmdb_id, title, date, imdb_id=imdb_id, original=original, popularity=popularity
@@ -86,6 +89,8 @@ class TMDBServer(LoopbackServer):
         self.app.router.add_get("/3/search/{kind:movie|tv|multi}", self._search)
         self.app.router.add_get("/3/{kind:movie|tv}/{tmdb_id:\\d+}/external_ids", self._external_ids)
         self.app.router.add_get("/3/find/{external_id}", self._find)
+        self.app.router.add_get("/3/tv/{tmdb_id:\\d+}", self._show)
+        self.app.router.add_get("/3/tv/{tmdb_id:\\d+}/season/{season:\\d+}", self._season)
 
     @property
     def base_url(self) -> str:
@@ -131,6 +136,10 @@ class TMDBServer(LoopbackServer):
     def add_translation(self, media_type: str, tmdb_id: int, language: str, title: str) -> None:
         """Give a film or show a title in a language ("fr"): searches match it, answers in it show it."""
         self._translations.setdefault((media_type, tmdb_id), {})[language] = title
+
+    def set_air_dates(self, tmdb_id: int, seasons: dict[int, list[date | None]]) -> None:
+        """Give a show its seasons: each season's episodes' air dates in order (None: not announced)."""
+        self._air_dates[tmdb_id] = {number: list(dates) for number, dates in seasons.items()}
 
     def _localized(self, media_type: str, item: dict[str, Any], language: str | None) -> dict[str, Any]:
         """The item as TMDB answers in ``language`` ("fr-FR", "fr"): its title translated when known."""
@@ -242,3 +251,40 @@ class TMDBServer(LoopbackServer):
                 "tv_season_results": [],
             }
         )
+
+    async def _show(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        tmdb_id = int(request.match_info["tmdb_id"])
+        item = next((item for item in self._items["tv"] if item["id"] == tmdb_id), None)
+        if item is None:
+            return json_response(NOT_FOUND, status=404)
+        seasons = [
+            {
+                "season_number": number,
+                "episode_count": len(dates),
+                "air_date": dates[0].isoformat() if dates and dates[0] else None,
+                "name": f"Season {number}",
+            }
+            for number, dates in sorted(self._air_dates.get(tmdb_id, {}).items())
+        ]
+        specials = {"season_number": 0, "episode_count": 1, "air_date": None, "name": "Specials"}
+        return json_response({**item, "seasons": [specials, *seasons], "number_of_seasons": len(seasons)})
+
+    async def _season(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        tmdb_id, number = int(request.match_info["tmdb_id"]), int(request.match_info["season"])
+        dates = self._air_dates.get(tmdb_id, {}).get(number)
+        if dates is None:
+            return json_response(NOT_FOUND, status=404)
+        episodes = [
+            {
+                "season_number": number,
+                "episode_number": episode,
+                "air_date": air_date.isoformat() if air_date else None,
+                "name": f"Episode {episode}",
+            }
+            for episode, air_date in enumerate(dates, 1)
+        ]
+        return json_response({"season_number": number, "episodes": episodes})

@@ -14,6 +14,7 @@ from ..operations import MediaOperations, MediaQuestion, human_size, media_label
 from ..release import parse_release
 from ..sentences import LocalIntent, LocalMatch, LocalSentences
 from ..untrusted import MAX_TITLE, clip
+from ..wanted import EVENT_WANTED_ADDED
 from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name
 
 if TYPE_CHECKING:
@@ -25,8 +26,17 @@ if TYPE_CHECKING:
 RESULTS_SPOKEN: Final = 3  # a voice answer lists a few, the rest stay numbered in memory
 DOWNLOADS_SPOKEN: Final = 5
 NEWS_SPOKEN: Final = 5
-# Intents the operations do not serve yet: the model (if any) takes those sentences.
-_NOT_HERE: Final = frozenset(
+_DOWNLOAD_ITEMS: Final = {
+    DownloadState.PAUSED: "download_item_paused",
+    DownloadState.STALLED: "download_item_stalled",
+}
+_EVENT_ANSWERS: Final = {
+    "download_completed": "event_completed",
+    "download_refused": "event_refused",
+    EVENT_WANTED_ADDED: "event_released",
+}
+WANTED_SPOKEN: Final = 5
+_WANTED_INTENTS: Final = frozenset(
     {
         LocalIntent.WANT,
         LocalIntent.LIST_WANTED,
@@ -35,11 +45,6 @@ _NOT_HERE: Final = frozenset(
         LocalIntent.UNFOLLOW_SHOW,
     }
 )
-_DOWNLOAD_ITEMS: Final = {
-    DownloadState.PAUSED: "download_item_paused",
-    DownloadState.STALLED: "download_item_stalled",
-}
-_EVENT_ANSWERS: Final = {"download_completed": "event_completed", "download_refused": "event_refused"}
 
 
 class LocalCommands:
@@ -54,10 +59,7 @@ class LocalCommands:
     def match(self, text: str, language: str, requester: Requester) -> LocalMatch | None:
         """Return the command the sentence asks for; a bare answer counts only while a question waits."""
         waiting = self.entry.runtime_data.memory.working.question(requester.key) is not None
-        found = self.sentences.match(text, language, expecting_answer=waiting)
-        if found is None or found.intent in _NOT_HERE:
-            return None
-        return found
+        return self.sentences.match(text, language, expecting_answer=waiting)
 
     async def async_answer(  # noqa: PLR0911 - one answer per kind of refusal
         self, found: LocalMatch, language: str, requester: Requester, conversation_id: str | None
@@ -78,6 +80,8 @@ class LocalCommands:
                 return self.sentences.error(
                     language, "folder_not_allowed", path=err.placeholders.get("path", "")
                 )
+            if err.translation_key in ("not_wanted", "not_following"):
+                return say(language, err.translation_key, **err.placeholders)
             if err.translation_key in ("no_torrents_found", "none_usable"):
                 return say(language, "no_results", query=err.placeholders.get("query", ""))
             return self.sentences.error(language, err.code.value, **err.placeholders)
@@ -116,6 +120,8 @@ class LocalCommands:
             return self._news(language)
         if intent is LocalIntent.LIST_DOWNLOADS:
             return self._downloads(language, await operations.async_list_downloads(requester))
+        if intent in _WANTED_INTENTS:
+            return await self._async_wanted(operations, found, language, requester)
         return await self._async_control(operations, found, language, requester)
 
     async def _async_download_media(
@@ -142,6 +148,34 @@ class LocalCommands:
         return added_answer(
             self.sentences, language, outcome.media, outcome.added.name, outcome.release.get("seeders")
         )
+
+    async def _async_wanted(  # noqa: PLR0911 - one answer per command
+        self, operations: MediaOperations, found: LocalMatch, language: str, requester: Requester
+    ) -> str:
+        """Want, list, forget; follow and unfollow a show."""
+        slots, intent, say = found.slots, found.intent, self.sentences.response
+        title = str(slots.get("title", ""))
+        if intent is LocalIntent.WANT:
+            wanted = await operations.async_want(
+                requester, title, year=slots.get("year"), season=slots.get("season"), language=language
+            )
+            if wanted.added is not None:
+                return added_answer(self.sentences, language, wanted.added.media, wanted.added.name)
+            return say(language, "wanted", title=wanted.label)
+        if intent is LocalIntent.LIST_WANTED:
+            titles, shows = operations.list_wanted(requester)
+            names = [item["title"] for item in titles + shows][:WANTED_SPOKEN]
+            if not names:
+                return say(language, "nothing_wanted")
+            return say(language, "wanted_list", titles=self.sentences.join(language, names))
+        if intent is LocalIntent.FORGET_WANTED:
+            forgotten = operations.forget_wanted(requester, title)
+            return say(language, "forgotten", title=self.sentences.join(language, forgotten))
+        if intent is LocalIntent.FOLLOW_SHOW:
+            media, _season = await operations.async_follow_show(requester, title, language=language)
+            return say(language, "following", title=media_label(media))
+        stopped = operations.unfollow_show(requester, title)
+        return say(language, "unfollowed", title=self.sentences.join(language, stopped))
 
     def _option_of_quality(self, requester: Requester, quality: str | None) -> int | None:
         """Return the number of the pending question's first option at that quality ("the 4K one")."""
@@ -177,7 +211,14 @@ class LocalCommands:
             data = event.get("data") or {}
             key = _EVENT_ANSWERS.get(str(event.get("type")), "event_completed")
             what = data.get("title") or data.get("name") or "?"
-            items.append(self.sentences.response(language, key, name=clip(what, MAX_TITLE)))
+            items.append(
+                self.sentences.response(
+                    language,
+                    key,
+                    name=clip(what, MAX_TITLE),
+                    title=clip(data.get("title") or what, MAX_TITLE),
+                )
+            )
         journal.mark_read(event["id"] for event in events)
         return self.sentences.response(language, "news", events=self.sentences.join(language, items))
 

@@ -375,7 +375,9 @@ class DownloadMedia(AgentMediaTool):
 
     name = "download_media"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
-    description = "Download a film or show: adds the best release, or returns decision 'ask' with options."
+    description = (
+        "Download a film or show: adds the best, or decision 'ask' with options. wait: once out/aired"
+    )
     permission = Permission.ADD
     parameters = vol.Schema(
         {
@@ -383,11 +385,18 @@ class DownloadMedia(AgentMediaTool):
             vol.Optional("quality", description="2160p (4K), 1080p"): vol.All(str, vol.Length(max=20)),
             vol.Optional("season"): vol.All(_WHOLE, vol.Range(min=0, max=200)),
             vol.Optional("episode"): vol.All(_WHOLE, vol.Range(min=1, max=2000)),
+            vol.Optional("wait"): bool,
         }
     )
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
-        """Identify, search, rank; add the best or put a question with numbered options."""
+        """Identify, search, rank; add the best or put a question with numbered options.
+
+        `wait` keeps the title as wanted when nothing acceptable is out; for a whole show, follows it.
+        """
+        if args.get("wait"):
+            whole_show = args.get("media_type") == "tv" and not args.get("season") and not args.get("episode")
+            return await (_async_follow if whole_show else _async_want)(args, context)
         outcome = await _operations(context).async_download_media(
             context.requester,
             args["media_title"],
@@ -421,6 +430,34 @@ class DownloadMedia(AgentMediaTool):
             state=safety_note(outcome.added),
             **unavailable,
         )
+
+
+async def _async_want(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    """Add the title now when possible, else keep it on the wanted list."""
+    wanted = await _operations(context).async_want(
+        context.requester,
+        args["media_title"],
+        year=args.get("year"),
+        media_type=args.get("media_type"),
+        season=args.get("season") or None,
+        episode=args.get("episode"),
+        language=context.language,
+    )
+    if wanted.added is not None:
+        return ok(decision="downloading", media=wanted.media, release=clip(wanted.added.name, MAX_NAME))
+    return ok(decision="wanted", title=wanted.label, reason=(wanted.record or {}).get("reason"))
+
+
+async def _async_follow(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+    """Follow a show from the season named, else the one airing now."""
+    media, season = await _operations(context).async_follow_show(
+        context.requester,
+        args["media_title"],
+        year=args.get("year"),
+        season=args.get("season") or None,
+        language=context.language,
+    )
+    return ok(decision="following", media=media, from_season=season)
 
 
 # How each preference value may be said, for checking the person's words.
@@ -549,6 +586,47 @@ class ListFolder(AgentMediaTool):
         return ok(folder_name=folder_name, path=clip(sub_path, MAX_TITLE), entries=entries, total=total)
 
 
+class ListWanted(AgentMediaTool):
+    """The wanted titles and the followed shows."""
+
+    name = "list_wanted"
+    annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
+    description = "Titles waited for and shows followed."
+    parameters = vol.Schema({})
+
+    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:  # noqa: ARG002
+        """Return both lists, named for people."""
+        titles, shows = _operations(context).list_wanted(context.requester)
+        return ok(
+            wanted=[{"title": item["title"], "reason": item["reason"]} for item in titles],
+            followed=[item["title"] for item in shows],
+        )
+
+
+class ForgetWanted(AgentMediaTool):
+    """Stop waiting for a title, or stop following a show."""
+
+    name = "forget_wanted"
+    annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
+    description = "Stop waiting for a title or following a show."
+    permission = Permission.ADD
+    parameters = vol.Schema({vol.Required("title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT))})
+
+    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        """Forget the wanted titles and unfollow the shows the words name; not_found when none."""
+        operations = _operations(context)
+        forgotten: list[str] = []
+        for forget in (operations.forget_wanted, operations.unfollow_show):
+            try:
+                forgotten += forget(context.requester, args["title"])
+            except OperationError as err:
+                if err.code is not ErrorCode.NOT_FOUND:
+                    raise
+        if not forgotten:
+            raise OperationError(ErrorCode.NOT_FOUND, "not_wanted", title=args["title"])
+        return ok(forgotten=forgotten)
+
+
 TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (
     DownloadMedia,
     FindMediaImdbId,
@@ -558,6 +636,8 @@ TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (
     SetPreference,
     SetPathForFolder,
     ListFolder,
+    ListWanted,
+    ForgetWanted,
 )
 
 
@@ -604,8 +684,11 @@ class ToolRegistry:
         memory = self.entry.runtime_data.memory
         has_search = memory.working.search(requester_key) is not None
         can_pick = has_search or memory.working.question(requester_key) is not None
+        waiting = bool(memory.wanted.titles() or memory.wanted.shows())
         hidden = {
             GetTorrentByIndex.name: not has_search,
+            ListWanted.name: not waiting,
+            ForgetWanted.name: not waiting,
             AddTorrentByIndex.name: not can_pick,
             ListFolder.name: not memory.household.folders(),
         }

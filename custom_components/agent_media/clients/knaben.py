@@ -166,9 +166,17 @@ class KnabenClient:
         self._cache: TTLCache[str, tuple[TorrentResult, ...]] = TTLCache(ttl=cache_ttl, clock=clock)
 
     async def async_search(
-        self, query: str, *, media_type: str | None = None, limit: int = DEFAULT_SEARCH_LIMIT
+        self,
+        query: str,
+        *,
+        media_type: str | None = None,
+        limit: int = DEFAULT_SEARCH_LIMIT,
+        fresh: bool = False,
     ) -> list[TorrentResult]:
-        """Search releases whose title has every word of ``query``, most seeders first; drops dead ones."""
+        """Search releases whose title has every word of ``query``, most seeders first; drops dead ones.
+
+        ``fresh`` asks Knaben even when the answer is cached (the cache keeps the new answer).
+        """
         size = min(max(limit, 1), MAX_PAGE_SIZE)
         body: dict[str, Any] = {
             "search_type": "100%",
@@ -184,7 +192,7 @@ class KnabenClient:
         if media_type in CATEGORIES:
             body["categories"] = CATEGORIES[media_type]
         cache_key = json.dumps(body, sort_keys=True)
-        if (cached := self._cache.get(cache_key)) is not None:
+        if not fresh and (cached := self._cache.get(cache_key)) is not None:
             return list(cached)
         payload = await async_request_json(
             self._session,

@@ -114,19 +114,26 @@ class SearchSources:
         season: int | None = None,
         episode: int | None = None,
         limit: int = DEFAULT_SEARCH_LIMIT,
+        fresh: bool = False,
     ) -> SearchOutcome:
         """Ask every source at once, each within its own timeout, and merge what they found.
 
         ``query`` is the text (title, and year for films). Indexers use ``imdb_id`` ("tt…"), ``season`` and
         ``episode`` when they support them; Knaben searches the text alone. Never raises a client error:
-        each failure is in ``failures``.
+        each failure is in ``failures``. ``fresh`` passes over the sources' caches.
         """
         searches: list[Coroutine[Any, Any, list[TorrentResult]]] = []
         if self._knaben:
-            searches.append(self._knaben.async_search(query, media_type=media_type, limit=limit))
+            searches.append(self._knaben.async_search(query, media_type=media_type, limit=limit, fresh=fresh))
         searches.extend(
             indexer.async_search(
-                query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode, limit=limit
+                query,
+                media_type=media_type,
+                imdb_id=imdb_id,
+                season=season,
+                episode=episode,
+                limit=limit,
+                fresh=fresh,
             )
             for indexer in self._indexers
         )

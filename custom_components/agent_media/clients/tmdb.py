@@ -1,8 +1,9 @@
-"""TMDB v3 client: identifies a film or show and finds its IMDb id."""
+"""TMDB v3 client: identifies a film or show, finds its IMDb id, and reads a show's seasons and air dates."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from datetime import date
 import re
 import time
 from typing import TYPE_CHECKING, Any, Final
@@ -35,6 +36,8 @@ _YEAR_TOLERANCE: Final = 2  # a year off by this much or more scores nothing
 # Home Assistant languages ("fr", "pt-BR", "en_US", "zh-Hans") → TMDB's ISO 639-1[-ISO 3166-1] ("pt-BR").
 _LANGUAGE = re.compile(r"^([A-Za-z]{2})(?:[-_]([A-Za-z]{2}))?(?:[-_].*)?$")
 _NO_IMDB_ID: Final = ""  # cached when TMDB knows no IMDb id
+MAX_SEASONS: Final = 100  # seasons read of one show
+MAX_EPISODES: Final = 500  # episodes read of one season
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,24 @@ class MediaMatch:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class SeasonSummary:
+    """One season of a show (specials, season 0, left out): its number, episode count and first air date."""
+
+    number: int
+    episode_count: int
+    air_date: date | None
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeAirDate:
+    """One episode of a season and the day it airs (None: not known yet)."""
+
+    season: int
+    episode: int
+    air_date: date | None
+
+
 def is_read_access_token(api_key: str) -> bool:
     """Tell a v4 read-access token (a JWT, "eyJ…") from a 32-hex v3 key; anything else counts as a v3 key."""
     key = api_key.strip()
@@ -86,6 +107,19 @@ def _year(date: Any) -> int | None:
     if isinstance(date, str) and len(date) >= _YEAR_DIGITS and date[:_YEAR_DIGITS].isdigit():
         return int(date[:_YEAR_DIGITS])
     return None
+
+
+def _date(value: Any) -> date | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        return None
+
+
+def _count(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def _parse_item(item: Any, media_type: str | None) -> MediaMatch | None:
@@ -247,3 +281,27 @@ class TMDBClient:
             cached = imdb_id if isinstance(imdb_id, str) and _IMDB_ID.match(imdb_id) else _NO_IMDB_ID
             self._imdb_ids.put(key, cached)
         return cached or None
+
+    async def async_seasons(self, tmdb_id: int) -> list[SeasonSummary]:
+        """Return a show's seasons in order (tv/{id}); malformed ones are left out."""
+        show = await self._get(f"tv/{tmdb_id}")
+        raw = show.get("seasons")
+        seasons = []
+        for item in raw[:MAX_SEASONS] if isinstance(raw, list) else []:
+            if not isinstance(item, dict):
+                continue
+            number, count = _count(item.get("season_number")), _count(item.get("episode_count"))
+            if number and count is not None:  # season 0 holds the specials
+                seasons.append(SeasonSummary(number, count, _date(item.get("air_date"))))
+        return sorted(seasons, key=lambda season: season.number)
+
+    async def async_episodes(self, tmdb_id: int, season: int) -> list[EpisodeAirDate]:
+        """Return a season's episodes in order with their air dates (tv/{id}/season/{n})."""
+        answer = await self._get(f"tv/{tmdb_id}/season/{season}")
+        raw = answer.get("episodes")
+        episodes = [
+            EpisodeAirDate(season, number, _date(item.get("air_date")))
+            for item in (raw[:MAX_EPISODES] if isinstance(raw, list) else [])
+            if isinstance(item, dict) and (number := _count(item.get("episode_number")))
+        ]
+        return sorted(episodes, key=lambda episode: episode.episode)

@@ -389,8 +389,12 @@ class TorznabClient:
         season: int | None = None,
         episode: int | None = None,
         limit: int = MAX_RESULTS_PER_SOURCE,
+        fresh: bool = False,
     ) -> list[TorrentResult]:
-        """Search with the best mode the indexer supports; live releases, most seeders first."""
+        """Search with the best mode the indexer supports; live releases, most seeders first.
+
+        ``fresh`` asks the indexer even when the answer is cached (the cache keeps the new answer).
+        """
         deadline = deadline_in(self._timeout)
         caps = await self.async_caps(deadline=deadline)
         limit = max(1, min(limit, MAX_RESULTS_PER_SOURCE))
@@ -398,7 +402,7 @@ class TorznabClient:
             caps, query, media_type=media_type, imdb_id=imdb_id, season=season, episode=episode, limit=limit
         )
         cache_key = tuple(sorted(params.items()))
-        if (cached := self._cache.get(cache_key)) is not None:
+        if not fresh and (cached := self._cache.get(cache_key)) is not None:
             return list(cached)
         root = await self._async_get_xml(params, deadline)
         read = partial(parse_results, root, source=self.name, limit=limit)

@@ -1,0 +1,253 @@
+"""The wanted scheduler: searches the due wanted titles and followed shows again, and adds what appeared.
+
+Every WANTED_CHECK_INTERVAL it looks for due items only (each stores its next check, so a restart keeps the
+schedule). A wanted title found nothing acceptable: it waits longer (memory.retry_delay). An acceptable
+release appeared: it is added to the folder chosen when it was wanted, leaves the list, and the next turn
+tells the news ("wanted_added"). A service down ends the round quietly; the items stay due for the next one.
+
+Following a show: from the season it was followed from, every episode whose air date (TMDB) has passed and
+that was not added yet is searched and added. A season that has aired whole, of which nothing was added
+yet, is first looked for as one season pack. What was added is remembered per show (episode "s01e02",
+pack "s01"), so nothing is fetched twice. A show is checked every FOLLOW_CHECK_INTERVAL, and AIRED_GRACE
+after its next air date when that comes sooner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any, Final
+
+from homeassistant.core import callback
+from homeassistant.helpers.event import async_track_time_interval
+from homeassistant.util import dt as dt_util
+
+from .clients.errors import AgentMediaClientError
+from .const import AIRED_GRACE, DOMAIN, FOLLOW_CHECK_INTERVAL, LOGGER, WANTED_CHECK_INTERVAL
+from .errors import ErrorCode, OperationError
+from .memory import title_key
+from .operations import AddedDownload, MediaOperations, media_label
+from .release import parse_release
+from .requester import requester_from_key
+
+if TYPE_CHECKING:
+    from datetime import date
+
+    from homeassistant.core import HomeAssistant
+
+    from .data import AgentMediaConfigEntry
+
+EVENT_WANTED_ADDED: Final = "wanted_added"  # journal news: a wanted title or a followed episode was added
+MAX_SHOW_SEARCHES: Final = 10  # searches for one show in one round; the rest waits for the next round
+# Failures of a service: the round ends, and what was due stays due.
+_SERVICE_DOWN: Final = frozenset(
+    {ErrorCode.CANNOT_CONNECT, ErrorCode.RATE_LIMITED, ErrorCode.BAD_RESPONSE, ErrorCode.INVALID_AUTH}
+)
+
+
+class _ServicesDownError(Exception):
+    """A service failed: stop this round."""
+
+
+class WantedScheduler:
+    """Checks one entry's due wanted titles and followed shows; one round at a time."""
+
+    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
+        """Bind to the entry; `async_start` starts the timer."""
+        self.hass = hass
+        self.entry = entry
+        self._lock = asyncio.Lock()
+
+    @callback
+    def async_start(self) -> None:
+        """Check every WANTED_CHECK_INTERVAL until the entry unloads."""
+        self.entry.async_on_unload(
+            async_track_time_interval(
+                self.hass,
+                self._on_interval,
+                timedelta(seconds=WANTED_CHECK_INTERVAL),
+                name=f"{DOMAIN} wanted check",
+            )
+        )
+
+    @callback
+    def _on_interval(self, _now: datetime) -> None:
+        self.request_check()
+
+    @callback
+    def request_check(self) -> None:
+        """Check what is due soon, in the background (a round already running covers it)."""
+        if not self._lock.locked():
+            self.entry.async_create_background_task(self.hass, self.async_check(), f"{DOMAIN} wanted check")
+
+    async def async_check(self) -> list[str]:
+        """Search what is due now; return the names of what was added."""
+        async with self._lock:
+            operations = MediaOperations(self.hass, self.entry)
+            added: list[str] = []
+            try:
+                for key in self.entry.runtime_data.memory.wanted.due_titles():
+                    added += await self._async_check_title(operations, key)
+                for key in self.entry.runtime_data.memory.wanted.due_shows():
+                    added += await self._async_check_show(operations, key)
+            except _ServicesDownError:
+                pass  # logged where it happened; the next round tries again
+            return added
+
+    async def _async_acquire(
+        self, operations: MediaOperations, record: dict[str, Any], season: int | None, episode: int | None
+    ) -> AddedDownload | None:
+        """Search and add one title; None when nothing acceptable was added (a refusal is journalled)."""
+        media = record["media"]
+        try:
+            save_path = record.get("save_path")
+            if save_path is not None:
+                save_path = await operations.async_checked_path(save_path)
+            outcome = await operations.async_acquire(
+                requester_from_key(record.get("requester")),
+                media,
+                season=season,
+                episode=episode,
+                save_path=save_path,
+            )
+        except OperationError as err:
+            if err.code in _SERVICE_DOWN:
+                LOGGER.debug("Wanted titles not searched now (%s): %s", err.code, err.placeholders)
+                raise _ServicesDownError from err
+            if err.code is ErrorCode.DANGEROUS_FILES and (name := err.placeholders.get("name")):
+                self.entry.runtime_data.memory.wanted.block(
+                    title_key(media, season, episode), None, str(name)
+                )
+            self.entry.runtime_data.memory.journal.add_error(
+                "wanted", err.code.value, f"{media_label(media, season, episode)}: {err.translation_key}"
+            )
+            return None
+        return outcome if isinstance(outcome, AddedDownload) else None
+
+    def _tell(self, label: str, added: AddedDownload) -> None:
+        self.entry.runtime_data.memory.journal.add_event(
+            EVENT_WANTED_ADDED, {"title": label, "name": added.name, "hash": added.info_hash}
+        )
+
+    async def _async_check_title(self, operations: MediaOperations, key: str) -> list[str]:
+        wanted = self.entry.runtime_data.memory.wanted
+        if (record := wanted.titles().get(key)) is None:
+            return []  # forgotten meanwhile
+        season, episode = record.get("season"), record.get("episode")
+        added = await self._async_acquire(operations, record, season, episode)
+        if added is None:
+            wanted.searched(key)
+            return []
+        wanted.unwant(key)
+        label = media_label(record["media"], season, episode)
+        self._tell(label, added)
+        return [label]
+
+    async def _async_check_show(self, operations: MediaOperations, key: str) -> list[str]:
+        wanted = self.entry.runtime_data.memory.wanted
+        if (record := wanted.shows().get(key)) is None:
+            return []
+        media, tmdb = record["media"], self.entry.runtime_data.tmdb
+        now = dt_util.utcnow()
+        today = now.date()
+        added: list[str] = []
+        budget = MAX_SHOW_SEARCHES
+        next_air: date | None = None
+        try:
+            for season in await tmdb.async_seasons(media["tmdb_id"]):
+                if season.number < (record.get("from_season") or 1):
+                    continue
+                if season.air_date is None or season.air_date > today:
+                    next_air = _earliest(next_air, season.air_date)
+                    continue
+                episodes = await tmdb.async_episodes(media["tmdb_id"], season.number)
+                aired = [item.episode for item in episodes if item.air_date and item.air_date <= today]
+                upcoming = [item.air_date for item in episodes if item.air_date and item.air_date > today]
+                next_air = _earliest(next_air, min(upcoming, default=None))
+                whole = len(aired) == season.episode_count == len(episodes)
+                budget = await self._async_fetch_season(
+                    operations, key, record, season.number, aired, whole=whole, budget=budget, added=added
+                )
+        except AgentMediaClientError as err:
+            LOGGER.debug("Followed show %s not checked now: %s", media.get("title"), err)
+            raise _ServicesDownError from err
+        wanted.next_show_check(key, _next_show_check(now, next_air, more=budget <= 0))
+        return added
+
+    async def _async_fetch_season(
+        self,
+        operations: MediaOperations,
+        key: str,
+        record: dict[str, Any],
+        season: int,
+        aired: list[int],
+        *,
+        whole: bool,
+        budget: int,
+        added: list[str],
+    ) -> int:
+        """Add a season's aired episodes not yet added (a pack if it aired whole); return searches left."""
+        wanted = self.entry.runtime_data.memory.wanted
+
+        def fetched() -> set[str]:
+            return set(wanted.shows().get(key, record)["fetched"])
+
+        pack = _pack_tag(season)
+        if pack in fetched():
+            return budget
+        if whole and aired and not any(tag.startswith(pack) for tag in fetched()) and budget > 0:
+            budget -= 1
+            if found := await self._async_acquire(operations, record, season, None):
+                added.append(self._fetched(key, record, found, season, None))
+                return budget
+        for episode in aired:
+            if budget <= 0 or pack in fetched():
+                break
+            if _episode_tag(season, episode) in fetched():
+                continue
+            budget -= 1
+            if found := await self._async_acquire(operations, record, season, episode):
+                added.append(self._fetched(key, record, found, season, episode))
+        return budget
+
+    def _fetched(
+        self, key: str, record: dict[str, Any], added: AddedDownload, season: int, episode: int | None
+    ) -> str:
+        """Remember what the added release holds (a pack may come for one episode); tell it."""
+        parsed = parse_release(added.name)
+        if parsed.episodes:
+            tags = [_episode_tag(season, number) for number in parsed.episodes]
+        elif episode is not None and not parsed.seasons:
+            tags = [_episode_tag(season, episode)]  # the name says nothing of what it holds
+        else:
+            tags = [_pack_tag(season)]
+        for tag in tags:
+            self.entry.runtime_data.memory.wanted.fetched(key, tag)
+        label = media_label(record["media"], season, episode)
+        self._tell(label, added)
+        return label
+
+
+def _pack_tag(season: int) -> str:
+    return f"s{season:02d}"
+
+
+def _episode_tag(season: int, episode: int) -> str:
+    return f"s{season:02d}e{episode:02d}"
+
+
+def _earliest(current: date | None, candidate: date | None) -> date | None:
+    if candidate is None:
+        return current
+    return candidate if current is None else min(current, candidate)
+
+
+def _next_show_check(now: datetime, next_air: date | None, *, more: bool) -> datetime:
+    """At the next round when searches were left over; else after the interval, or soon after an air date."""
+    if more:
+        return now
+    later = now + timedelta(seconds=FOLLOW_CHECK_INTERVAL)
+    if next_air is None:
+        return later
+    aired = datetime(next_air.year, next_air.month, next_air.day, tzinfo=UTC) + timedelta(seconds=AIRED_GRACE)
+    return min(later, max(aired, now))
