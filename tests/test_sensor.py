@@ -109,8 +109,9 @@ async def test_aggregate_and_download_sensors(
     assert state.attributes["options"] == [member.value for member in DownloadState]
     assert hass.states.get(entity_ids["eta"]).state == STATE_UNKNOWN  # no peers: no estimate
     size = hass.states.get(entity_ids["size"])
-    assert size.attributes["unit_of_measurement"] == "GB"
-    assert float(size.state) == pytest.approx(512 * 1024 / 1e9)
+    assert size.attributes["device_class"] == "data_size"
+    assert size.attributes["unit_of_measurement"] == "kB"  # not "0.00 GB"
+    assert float(size.state) == pytest.approx(512 * 1024 / 1e3)
 
 
 async def test_finished_download_keeps_its_entities_for_a_grace_period(
