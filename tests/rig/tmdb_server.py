@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 import struct
-from typing import TYPE_CHECKING, Any
+from typing import Any
 import zlib
 
 from aiohttp import web
