@@ -185,7 +185,9 @@ async def test_poster_url_uses_the_configured_image_base(
     assert [request["path"] for request in tmdb_server.requests] == ["/3/configuration"]
 
 
-async def test_poster_url_falls_back_to_tmdb_s_image_base(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:
+async def test_poster_url_falls_back_to_tmdb_s_image_base(
+    hass: HomeAssistant, tmdb_server: TMDBServer
+) -> None:
     client = make_client(hass, tmdb_server)
     tmdb_server.fail_next("401")
     assert await client.async_poster_url("/sintel.png") == "https://image.tmdb.org/t/p/w342/sintel.png"
