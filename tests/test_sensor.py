@@ -288,6 +288,33 @@ async def test_download_with_media_is_named_by_its_title(
     assert float(size.state) == pytest.approx(524.288)
 
 
+async def test_finished_download_keeps_its_title_for_the_grace_period(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
+) -> None:
+    """Completion forgets the agent's record of the download; its device keeps the name people know."""
+    entry = setup_integration
+    torrent = make_local_torrent(tmp_path / "payload", "Big.Buck.Bunny.2008.720p.mkv")
+    incoming = tmp_path / "incoming"
+    await hass.async_add_executor_job(incoming.mkdir)
+    await async_add_download(
+        hass, entry, torrent_file=torrent.torrent_bytes, save_path=str(incoming), media=BIG_BUCK_BUNNY
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
+    await poll(hass)
+    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+
+    await hass.async_add_executor_job(shutil.copy, torrent.data_path, incoming / torrent.name)
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_recheck(torrent_hashes=torrent.info_hash)
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledUP")
+    await poll(hass)
+    await poll(hass)
+    assert entry.runtime_data.memory.downloads.records() == {}
+    assert hass.states.get("sensor.big_buck_bunny_2008_state").state == "completed"
+    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+
+
 async def test_device_takes_the_title_once_known(
     hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
 ) -> None:
