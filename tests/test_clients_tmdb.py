@@ -97,6 +97,7 @@ async def test_search_movie(hass: HomeAssistant, tmdb_server: TMDBServer) -> Non
             media_type="movie",
             original_title="Sintel",
             popularity=9.8,
+            poster_path="/sintel.png",
         )
     ]
     request = tmdb_server.requests[-1]
@@ -147,9 +148,51 @@ async def test_identify_movie_with_imdb_id(hass: HomeAssistant, tmdb_server: TMD
         "imdb_id": "tt1254207",
         "tmdb_id": 10378,
         "media_type": "movie",
+        "poster_path": "/big-buck-bunny.png",
     }
     assert tmdb_server.requests[-1]["path"] == "/3/movie/10378/external_ids"
     json.dumps(match.as_dict())  # JSON-safe
+
+
+@pytest.mark.parametrize(
+    "poster_path",
+    [
+        "https://example.com/a.jpg",  # another host
+        "/../../etc/passwd.jpg",
+        "/a/b.jpg",  # a folder
+        "/poster.svg",  # not a picture format we show
+        "/" + "a" * 80 + ".jpg",
+        "/poster.jpg?x=1",
+        12,
+    ],
+)
+async def test_poster_paths_of_other_shapes_are_dropped(
+    hass: HomeAssistant, tmdb_server: TMDBServer, poster_path: Any
+) -> None:
+    tmdb_server.add_result("movie", 990010, "Elephants Dream Redux", "2031-01-01")
+    tmdb_server.set_poster_path("movie", 990010, poster_path)
+    [match] = await make_client(hass, tmdb_server).async_search("Elephants Dream Redux", media_type="movie")
+    assert match.poster_path is None
+
+
+async def test_poster_url_uses_the_configured_image_base(
+    hass: HomeAssistant, tmdb_server: TMDBServer
+) -> None:
+    client = make_client(hass, tmdb_server)
+    assert await client.async_poster_url("/sintel.png") == f"{tmdb_server.root_url}/t/p/w342/sintel.png"
+    assert await client.async_poster_url("/sintel.png", "w92") == f"{tmdb_server.root_url}/t/p/w92/sintel.png"
+    # /configuration was asked once: the image base is kept.
+    assert [request["path"] for request in tmdb_server.requests] == ["/3/configuration"]
+
+
+async def test_poster_url_falls_back_to_tmdb_s_image_base(
+    hass: HomeAssistant, tmdb_server: TMDBServer
+) -> None:
+    client = make_client(hass, tmdb_server)
+    tmdb_server.fail_next("401")
+    assert await client.async_poster_url("/sintel.png") == "https://image.tmdb.org/t/p/w342/sintel.png"
+    # Asked again next time, and kept once it answers.
+    assert await client.async_poster_url("/sintel.png") == f"{tmdb_server.root_url}/t/p/w342/sintel.png"
 
 
 async def test_identify_without_type(hass: HomeAssistant, tmdb_server: TMDBServer) -> None:

@@ -215,6 +215,7 @@ async def test_flow_3_download_in_4k(
         "imdb_id": "tt1727587",
         "tmdb_id": 45745,
         "media_type": "movie",
+        "poster_path": "/sintel.png",
     }
     found = tool_results(llm_server.requests[2])[1]
     assert "2160p" in found["torrents"][0]["title"]

@@ -439,3 +439,63 @@ async def test_the_blocklist_by_hash_or_name_and_capped(hass: HomeAssistant) -> 
         memory.wanted.block("movie:45745", None, f"Sintel.{number}")
     assert not memory.wanted.is_blocked("movie:45745", "a" * 40, "x")  # the oldest went first
     assert memory.wanted.is_blocked("movie:45745", None, f"Sintel.{MAX_BLOCKED_PER_TITLE - 1}")
+
+
+async def test_poster_paths_are_kept_only_in_their_safe_shape(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    """A poster path is outside data: a wrong one is dropped on load and on write, its record kept."""
+    now = dt_util.utcnow().isoformat()
+    sintel = {"title": "Sintel", "year": 2010, "media_type": "movie"}
+    hass_storage[KEY] = {
+        "version": STORAGE_VERSION,
+        "minor_version": STORAGE_MINOR_VERSION,
+        "key": KEY,
+        "data": {
+            "downloads": {
+                "records": {
+                    "a" * 40: {
+                        "name": "Sintel",
+                        "added_at": now,
+                        "media": {**sintel, "poster_path": "/sintel.jpg"},
+                    },
+                    "b" * 40: {
+                        "name": "Sintel",
+                        "added_at": now,
+                        "media": {**sintel, "poster_path": "//evil/x.jpg"},
+                    },
+                },
+                "latest_completed": {
+                    "title": "Sintel (2010)",
+                    "poster_path": "/../x.png",
+                    "completed_at": now,
+                },
+            },
+        },
+    }
+    memory = await _loaded(hass)
+    assert memory.downloads.media("a" * 40)["poster_path"] == "/sintel.jpg"
+    assert memory.downloads.media("b" * 40).get("poster_path") is None
+    assert memory.downloads.latest_completed() == {
+        "title": "Sintel (2010)",
+        "poster_path": None,
+        "completed_at": now,
+    }
+
+    memory.downloads.add("c" * 40, {"name": "Sintel", "media": {**sintel, "poster_path": "javascript:x.png"}})
+    assert "poster_path" not in memory.downloads.media("c" * 40)
+    memory.downloads.set_latest_completed("Tears of Steel (2012)", "/tears-of-steel.webp")
+    assert memory.downloads.latest_completed()["poster_path"] == "/tears-of-steel.webp"
+
+
+async def test_a_damaged_latest_completed_download_is_dropped(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    hass_storage[KEY] = {
+        "version": STORAGE_VERSION,
+        "minor_version": STORAGE_MINOR_VERSION,
+        "key": KEY,
+        "data": {"downloads": {"records": {}, "latest_completed": {"title": 7}}},
+    }
+    memory = await _loaded(hass)
+    assert memory.downloads.latest_completed() is None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 import shutil
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from pytest_homeassistant_custom_component.common import async_fire_time_changed
@@ -12,7 +12,9 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from custom_components.agent_media import coordinator as coordinator_module
 from custom_components.agent_media.compat import async_get_entry_device
 from custom_components.agent_media.const import DOMAIN, DOWNLOAD_ENTITY_GRACE, IDLE_SCAN_INTERVAL
-from custom_components.agent_media.coordinator import DownloadState
+from custom_components.agent_media.coordinator import MAX_LABEL, DownloadState, DownloadView, download_label
+from custom_components.agent_media.downloads import async_add_download
+from custom_components.agent_media.sensor import size_display
 from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.util import dt as dt_util
@@ -109,8 +111,9 @@ async def test_aggregate_and_download_sensors(
     assert state.attributes["options"] == [member.value for member in DownloadState]
     assert hass.states.get(entity_ids["eta"]).state == STATE_UNKNOWN  # no peers: no estimate
     size = hass.states.get(entity_ids["size"])
-    assert size.attributes["unit_of_measurement"] == "GB"
-    assert float(size.state) == pytest.approx(512 * 1024 / 1e9)
+    assert size.attributes["device_class"] == "data_size"
+    assert size.attributes["unit_of_measurement"] == "kB"  # not "0.00 GB"
+    assert float(size.state) == pytest.approx(512 * 1024 / 1e3)
 
 
 async def test_finished_download_keeps_its_entities_for_a_grace_period(
@@ -242,3 +245,149 @@ async def test_stale_download_devices_are_removed_at_setup(
         async_get_entry_device(registry, (DOMAIN, config_entry.entry_id), config_entry.entry_id) is not None
     )
     assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+BIG_BUCK_BUNNY = {
+    "title": "Big Buck Bunny",
+    "year": 2008,
+    "imdb_id": "tt1254207",
+    "tmdb_id": 10378,
+    "media_type": "movie",
+    "poster_path": "/big-buck-bunny.png",
+}
+
+
+async def test_download_with_media_is_named_by_its_title(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
+) -> None:
+    """The agent's download reads "Big Buck Bunny (2008)", not its release name, with short entity ids."""
+    entry = setup_integration
+    torrent = make_local_torrent(
+        tmp_path / "payload", "Big.Buck.Bunny.2008.1080p.BluRay.x264-PUBLICDOMAIN.mkv", size=512 * 1024
+    )
+    incoming = tmp_path / "incoming"
+    await hass.async_add_executor_job(incoming.mkdir)
+    await async_add_download(
+        hass, entry, torrent_file=torrent.torrent_bytes, save_path=str(incoming), media=BIG_BUCK_BUNNY
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
+    await poll(hass)
+
+    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+    entity_ids = {key: download_entity_id(hass, entry, torrent.info_hash, key) for key in DOWNLOAD_KEYS}
+    assert entity_ids == {
+        "progress": "sensor.big_buck_bunny_2008_progress",
+        "state": "sensor.big_buck_bunny_2008_state",
+        "eta": "sensor.big_buck_bunny_2008_time_remaining",
+        "size": "sensor.big_buck_bunny_2008_size",
+    }
+    size = hass.states.get(entity_ids["size"])
+    assert size.attributes["friendly_name"] == "Big Buck Bunny (2008) Size"
+    assert size.attributes["device_class"] == "data_size"
+    assert size.attributes["unit_of_measurement"] == "kB"
+    assert float(size.state) == pytest.approx(524.288)
+
+
+async def test_finished_download_keeps_its_title_for_the_grace_period(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
+) -> None:
+    """Completion forgets the agent's record of the download; its device keeps the name people know."""
+    entry = setup_integration
+    torrent = make_local_torrent(tmp_path / "payload", "Big.Buck.Bunny.2008.720p.mkv")
+    incoming = tmp_path / "incoming"
+    await hass.async_add_executor_job(incoming.mkdir)
+    await async_add_download(
+        hass, entry, torrent_file=torrent.torrent_bytes, save_path=str(incoming), media=BIG_BUCK_BUNNY
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
+    await poll(hass)
+    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+
+    await hass.async_add_executor_job(shutil.copy, torrent.data_path, incoming / torrent.name)
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_recheck(torrent_hashes=torrent.info_hash)
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledUP")
+    await poll(hass)
+    await poll(hass)
+    assert entry.runtime_data.memory.downloads.records() == {}
+    assert hass.states.get("sensor.big_buck_bunny_2008_state").state == "completed"
+    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+
+
+async def test_device_takes_the_title_once_known(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
+) -> None:
+    """A download whose media becomes known later is renamed; its entity ids stay as they were made."""
+    entry = setup_integration
+    torrent = make_local_torrent(tmp_path / "payload", "Pioneer.One.S01E02.720p.WEB.x264-PUBLICDOMAIN.mkv")
+    await add_torrent(hass, qbittorrent, torrent, tmp_path / "incoming")
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
+    await poll(hass)
+    progress = download_entity_id(hass, entry, torrent.info_hash, "progress")
+    assert download_device(hass, entry, torrent.info_hash).name == "Pioneer.One.S01E02.720p.WEB.x264…"
+    assert progress == "sensor.pioneer_one_s01e02_720p_web_x264_progress"
+
+    pioneer_one = {"title": "Pioneer One", "year": 2010, "tmdb_id": 900001, "media_type": "tv"}
+    entry.runtime_data.memory.downloads.add(
+        torrent.info_hash, {"name": torrent.name, "source": "service", "media": pioneer_one}
+    )
+    await poll(hass)
+    assert download_device(hass, entry, torrent.info_hash).name == "Pioneer One S01E02"
+    assert download_entity_id(hass, entry, torrent.info_hash, "progress") == progress
+    assert hass.states.get(progress).attributes["friendly_name"] == "Pioneer One S01E02 Progress"
+
+
+PIONEER_ONE = {"title": "Pioneer One", "media_type": "tv"}
+
+
+@pytest.mark.parametrize(
+    ("name", "media", "label"),
+    [
+        ("Big.Buck.Bunny.2008.1080p.mkv", {"title": "Big Buck Bunny", "year": 2008}, "Big Buck Bunny (2008)"),
+        ("Nosferatu.1922.mkv", {"title": "Nosferatu", "media_type": "movie"}, "Nosferatu"),
+        ("Pioneer.One.S01E02.720p", PIONEER_ONE, "Pioneer One S01E02"),
+        (
+            "Pioneer.One.S01E01-E03.720p",
+            {"title": "Pioneer One", "media_type": "tv"},
+            "Pioneer One S01E01-E03",
+        ),
+        ("Pioneer.One.S01.COMPLETE.720p", PIONEER_ONE, "Pioneer One S01"),
+        ("Pioneer.One.S01-S03.720p", PIONEER_ONE, "Pioneer One S01-S03"),
+        ("Pioneer.One.720p", PIONEER_ONE, "Pioneer One"),
+        ("Sintel.2010.mkv", None, "Sintel.2010.mkv"),
+        (
+            "Night.of.the.Living.Dead.1968.REMASTERED.1080p.BluRay.x264-PUBLICDOMAIN",
+            None,
+            "Night.of.the.Living.Dead.1968…",
+        ),
+        ("x" * 90, None, "x" * 39 + "…"),  # no boundary to cut at
+    ],
+)
+def test_download_label(name: str, media: dict[str, Any] | None, label: str) -> None:
+    assert download_label(name, media) == label
+    assert len(download_label(name, media)) <= MAX_LABEL + len(" S01E01-E03")
+
+
+@pytest.mark.parametrize(
+    ("size", "unit", "precision"),
+    [
+        (512 * 1024, "kB", 0),
+        (700 * 1024 * 1024, "MB", 1),
+        (8 * 1024**3, "GB", 2),
+        (None, "GB", 2),  # a magnet before its metadata: films are mostly gigabytes
+    ],
+)
+def test_size_unit_follows_the_size(size: int | None, unit: str, precision: int) -> None:
+    download = DownloadView(
+        info_hash="0" * 40,
+        name="Tears.of.Steel.2012.mkv",
+        label="Tears.of.Steel.2012.mkv",
+        poster_path=None,
+        state=DownloadState.DOWNLOADING,
+        progress=0.0,
+        eta=None,
+        size=size,
+        download_speed=0,
+    )
+    assert size_display(download) == (unit, precision)

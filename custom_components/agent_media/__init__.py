@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from homeassistant.helpers.typing import ConfigType
 
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
-PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.EVENT, Platform.SENSOR]
+PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.EVENT, Platform.IMAGE, Platform.SENSOR]
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:  # noqa: ARG001 - HA's signature

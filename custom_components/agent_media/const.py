@@ -33,6 +33,8 @@ CONF_ALLOW_NON_ADMIN_SETTINGS: Final = "allow_non_admin_settings"
 
 DEFAULT_KNABEN_URL: Final = "https://api.knaben.org/v1"
 DEFAULT_TMDB_URL: Final = "https://api.themoviedb.org/3"
+DEFAULT_TMDB_IMAGE_URL: Final = "https://image.tmdb.org/t/p/"  # when /configuration names none
+POSTER_SIZE: Final = "w342"  # one of TMDB's poster widths: sharp on a dashboard card, about 30 kB
 DEFAULT_TEMPERATURE: Final = 0.3
 DEFAULT_MAX_TOOL_ITERATIONS: Final = 10
 DEFAULT_MAX_HISTORY_MESSAGES: Final = 10

@@ -16,8 +16,9 @@ from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from enum import StrEnum
-from functools import partial
+from functools import lru_cache, partial
 import heapq
+import re
 import time
 from typing import TYPE_CHECKING, Any, Final
 
@@ -41,7 +42,8 @@ from .const import (
 )
 from .downloads import async_adopt_interrupted_add, is_tagged_ours
 from .library import async_organize_completed, should_organize
-from .untrusted import MAX_NAME, clip, storable_copy
+from .release import parse_release
+from .untrusted import MAX_NAME, clip, image_path, storable_copy
 
 if TYPE_CHECKING:
     from .clients.qbittorrent import QBittorrentClient
@@ -79,7 +81,10 @@ ERROR_STATES: Final = frozenset({"error", "missingFiles"})
 CHECKING_STATES: Final = frozenset({"checkingDL", "checkingUP", "checkingResumeData"})
 ETA_INFINITE: Final = 8_640_000  # qBittorrent's "no estimate"
 # Media fields of an agent-recorded download that go into the completion event (docs/architecture.md).
-COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type")
+COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type", "poster_path")
+# Characters of a download's name on dashboards: device names make entity ids, and cards cut long names off.
+MAX_LABEL: Final = 40
+_NAME_SEPARATOR = re.compile(r"[\s._-]")
 
 
 class DownloadState(StrEnum):
@@ -132,12 +137,72 @@ def download_state(torrent: Mapping[str, Any], *, complete: bool) -> DownloadSta
     return _INCOMPLETE_STATES.get(str(state), DownloadState.DOWNLOADING)
 
 
+def _short(text: str) -> str:
+    """Return text of at most `MAX_LABEL` characters, cut at a word boundary when it must be cut."""
+    text = " ".join(text.split())
+    if len(text) <= MAX_LABEL:
+        return text
+    head = text[: MAX_LABEL - 1]
+    boundaries = [found.start() for found in _NAME_SEPARATOR.finditer(head)]
+    if boundaries and boundaries[-1] > MAX_LABEL // 2:
+        head = head[: boundaries[-1]]
+    return head.rstrip(" ._-") + "…"
+
+
+def _episode_suffix(name: str) -> str:
+    """Return " S01E02", " S01E01-E03", " S01" or " S01-S03" from a release name, "" when it names none."""
+    release = parse_release(name)
+    if not release.seasons:
+        return ""
+    first, last = release.seasons[0], release.seasons[-1]
+    if release.episodes and first == last:
+        episodes = release.episodes
+        more = f"-E{episodes[-1]:02d}" if len(episodes) > 1 else ""
+        return f" S{first:02d}E{episodes[0]:02d}{more}"
+    return f" S{first:02d}" if first == last else f" S{first:02d}-S{last:02d}"
+
+
+@lru_cache(maxsize=2 * MAX_DOWNLOAD_ENTITIES)  # worked out again only when a name or its media changes
+def _label(name: str, title: str | None, year: int | None, media_type: str | None) -> str:
+    if not title:
+        return _short(name)
+    if media_type == "tv":
+        return _short(title) + _episode_suffix(name)
+    return f"{_short(title)} ({year})" if year else _short(title)
+
+
+def download_label(name: str, media: Mapping[str, Any] | None) -> str:
+    """Return what people recognise a download by: "Big Buck Bunny (2008)", "Pioneer One S01E02".
+
+    That is TMDB's title, with the year of a film or the episode a show's release name gives; without media,
+    the release name, clipped.
+    """
+    media = media or {}
+    year = media.get("year")
+    return _label(
+        name,
+        str(media["title"]) if media.get("title") else None,
+        year if isinstance(year, int) else None,
+        str(media.get("media_type") or "") or None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class DownloadIdentity:
+    """What people recognise a download by, when Agent Media knows its film or show."""
+
+    label: str
+    poster_path: str | None  # TMDB's
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DownloadView:
     """What the entities of one download show."""
 
     info_hash: str
     name: str
+    label: str  # device name: the media's name when known, else the torrent's name, short
+    poster_path: str | None  # TMDB's poster of the download's media
     state: DownloadState
     progress: float  # percent
     eta: int | None  # seconds; None when qBittorrent has no estimate
@@ -186,6 +251,7 @@ class TorrentTracker:
         self.stalled: set[str] = set()
         self._generation = 0  # bumped by every answer that changes a torrent
         self._candidates: tuple[tuple[int, frozenset[str], int], set[str]] | None = None
+        self.identities: dict[str, DownloadIdentity] = {}  # set by the coordinator, for the shown downloads
 
     def apply(self, maindata: Mapping[str, Any], *, expected: Collection[str] = ()) -> list[str]:
         """Merge one ``sync/maindata`` answer; return the hashes that completed with it.
@@ -305,9 +371,13 @@ class TorrentTracker:
         complete = info_hash in self.complete
         eta = torrent.get("eta")
         size = int(_number(torrent.get("size")))
+        name = str(torrent.get("name") or info_hash)
+        identity = self.identities.get(info_hash)
         return DownloadView(
             info_hash=info_hash,
-            name=str(torrent.get("name") or info_hash),
+            name=name,
+            label=identity.label if identity is not None else download_label(name, None),
+            poster_path=identity.poster_path if identity is not None else None,
             state=download_state(torrent, complete=complete),
             progress=100.0 if complete else round(_number(torrent.get("progress")) * 100, 2),
             eta=0 if complete else (int(eta) if isinstance(eta, int) and 0 <= eta < ETA_INFINITE else None),
@@ -500,6 +570,10 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
     def _async_announce(self, payload: dict[str, Any], requester: str | None = None) -> None:
         async_tell_where_asked(self.hass, self.config_entry, payload, requester)
         self._memory.journal.add_event(BACKGROUND_EVENT_COMPLETED, payload)
+        if payload.get("title"):  # known media: ours (the latest_download image shows it, before the event)
+            self._memory.downloads.set_latest_completed(
+                download_label(payload["name"], payload), payload.get("poster_path")
+            )
         if self._deferred_events is None:
             self.hass.bus.async_fire(EVENT_DOWNLOAD_COMPLETED, payload)
         else:
@@ -539,6 +613,16 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         for info_hash in wanted & self._lingering.keys():
             self._stop_lingering(info_hash)
         self._shown = wanted | (self._lingering.keys() & self._tracker.torrents.keys())
+        identities: dict[str, DownloadIdentity] = {}
+        for info_hash in self._shown:
+            if (media := self._memory.downloads.media(info_hash)) is not None:
+                name = str(self._tracker.torrents[info_hash].get("name") or info_hash)
+                identities[info_hash] = DownloadIdentity(
+                    download_label(name, media), image_path(media.get("poster_path"))
+                )
+            elif (known := self._tracker.identities.get(info_hash)) is not None:
+                identities[info_hash] = known  # completed: its record is gone, the name people know stays
+        self._tracker.identities = identities
         return self._tracker.data(self._shown)
 
     def _stop_lingering(self, info_hash: str) -> None:

@@ -82,7 +82,7 @@ class DownloadEntity(CoordinatorEntity[DownloadsCoordinator]):
             DeviceInfo(
                 identifiers={(DOMAIN, download_device_id(entry.entry_id, download.info_hash))},
                 entry_type=DeviceEntryType.SERVICE,
-                name=download.name,
+                name=download.label,
                 manufacturer="qBittorrent",
                 configuration_url=coordinator.client.url,
             ),

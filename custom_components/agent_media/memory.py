@@ -43,7 +43,16 @@ from .const import (
 )
 from .ranking import normalize_title
 from .requester import SYSTEM_KEY
-from .untrusted import MAX_MESSAGE, MAX_NAME, MAX_TITLE, check_storable, clip, storable_copy, storable_text
+from .untrusted import (
+    MAX_MESSAGE,
+    MAX_NAME,
+    MAX_TITLE,
+    check_storable,
+    clip,
+    image_path,
+    storable_copy,
+    storable_text,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -96,6 +105,9 @@ _OPT_INT = vol.Any(None, _INT)
 _NUMBER = vol.Any(int, float)
 _TIME = vol.All(str, vol.Length(max=40))
 
+# A poster path of the wrong shape becomes None (outside data), without dropping the record holding it.
+_OPT_IMAGE_PATH = image_path
+
 MEDIA_SCHEMA: Final = vol.Schema(
     {
         vol.Required("title"): _TEXT,
@@ -104,6 +116,7 @@ MEDIA_SCHEMA: Final = vol.Schema(
         vol.Optional("tmdb_id"): _OPT_INT,
         vol.Optional("media_type"): vol.Any(None, "movie", "tv"),
         vol.Optional("original_title"): _OPT_TEXT,
+        vol.Optional("poster_path"): _OPT_IMAGE_PATH,
     },
     extra=vol.REMOVE_EXTRA,
 )
@@ -180,6 +193,14 @@ DOWNLOAD_SCHEMA: Final = vol.Schema(
     },
     extra=vol.REMOVE_EXTRA,
 )
+LATEST_COMPLETED_SCHEMA: Final = vol.Schema(
+    {
+        vol.Required("title"): _TEXT,
+        vol.Optional("poster_path"): _OPT_IMAGE_PATH,
+        vol.Required("completed_at"): _TIME,
+    },
+    extra=vol.REMOVE_EXTRA,
+)
 ERROR_SCHEMA: Final = vol.Schema(
     {
         vol.Required("action"): _TEXT,
@@ -236,7 +257,7 @@ def _empty_data() -> dict[str, Any]:
         "household": {"folders": {}, "preferences": {}, "language": None},
         "conversations": {},
         "working": {},
-        "downloads": {"records": {}, "incomplete": []},
+        "downloads": {"records": {}, "incomplete": [], "latest_completed": None},
         "journal": {"errors": [], "events": []},
         "wanted": {"titles": {}, "shows": {}, "blocked": {}},
     }
@@ -321,6 +342,10 @@ def validated(data: Any) -> tuple[dict[str, Any], list[str]]:
     result["downloads"]["incomplete"] = [
         value for value in (incomplete if isinstance(incomplete, list) else []) if isinstance(value, str)
     ][:MAX_INCOMPLETE]
+    if (latest := downloads.get("latest_completed")) is not None:
+        result["downloads"]["latest_completed"] = _valid(
+            LATEST_COMPLETED_SCHEMA, latest, "downloads.latest_completed", dropped
+        )
     journal = _part(data, "journal")
     result["journal"]["errors"] = _valid_list(journal.get("errors"), ERROR_SCHEMA, "errors", dropped)
     result["journal"]["events"] = _valid_list(journal.get("events"), EVENT_SCHEMA, "events", dropped)
@@ -415,6 +440,8 @@ def clean_media(media: dict[str, Any] | None) -> dict[str, Any] | None:
         cleaned["media_type"] = media["media_type"]
     if isinstance(value := media.get("original_title"), str) and value != media["title"]:
         cleaned["original_title"] = clip(value, MAX_TITLE)
+    if (value := image_path(media.get("poster_path"))) is not None:
+        cleaned["poster_path"] = value
     return cleaned
 
 
@@ -835,6 +862,25 @@ class DownloadsSection(_Section):
     def records(self) -> dict[str, dict[str, Any]]:
         """Return the recorded downloads by infohash."""
         return {info_hash: copy.deepcopy(record) for info_hash, record in self._data["records"].items()}
+
+    def media(self, info_hash: str) -> dict[str, Any] | None:
+        """Return the media identity of a recorded download, if it has one (cheap: polled often)."""
+        record = self._data["records"].get(info_hash)
+        media = record.get("media") if record is not None else None
+        return dict(media) if isinstance(media, dict) else None
+
+    def latest_completed(self) -> dict[str, Any] | None:
+        """Return the latest completed download that had media: title, poster_path, completed_at."""
+        latest = self._data["latest_completed"]
+        return dict(latest) if isinstance(latest, dict) else None
+
+    def set_latest_completed(self, title: str, poster_path: str | None) -> None:
+        """Remember a download that just completed, shown on dashboards across restarts."""
+        latest: dict[str, Any] = {"title": clip(title, MAX_TITLE), "completed_at": _now()}
+        if (path := image_path(poster_path)) is not None:
+            latest["poster_path"] = path
+        self._data["latest_completed"] = latest
+        self._memory.schedule_save()
 
     def get(self, info_hash: str) -> dict[str, Any] | None:
         """Return one recorded download."""

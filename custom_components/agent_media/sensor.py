@@ -43,6 +43,8 @@ if TYPE_CHECKING:
     from .memory import WantedSection
 
 PARALLEL_UPDATES = 0
+MEGABYTE: Final = 1_000_000  # bytes, as Home Assistant converts them
+GIGABYTE: Final = 1_000_000_000
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -54,9 +56,25 @@ class DownloadsSensorEntityDescription(SensorEntityDescription):
 
 @dataclass(frozen=True, kw_only=True)
 class DownloadSensorEntityDescription(SensorEntityDescription):
-    """A sensor of one download."""
+    """A sensor of one download; `display_fn` picks its suggested unit and precision when it is made."""
 
     value_fn: Callable[[DownloadView], StateType]
+    display_fn: Callable[[DownloadView], tuple[str, int]] | None = None
+
+
+def size_display(download: DownloadView) -> tuple[str, int]:
+    """Return the unit and precision a download's size reads best in: "524 kB", "700.0 MB", "8.25 GB".
+
+    Home Assistant fixes a sensor's suggested unit when it registers the sensor, and stock cards show the
+    state as it is, so the unit is chosen from the size known then: a .torrent's at once; a magnet's only
+    once its metadata arrives, so gigabytes, what films and episodes mostly weigh.
+    """
+    size = download.size
+    if size is not None and size < MEGABYTE:
+        return UnitOfInformation.KILOBYTES, 0
+    if size is not None and size < GIGABYTE:
+        return UnitOfInformation.MEGABYTES, 1
+    return UnitOfInformation.GIGABYTES, 2
 
 
 AGGREGATE_SENSORS: tuple[DownloadsSensorEntityDescription, ...] = (
@@ -130,8 +148,7 @@ DOWNLOAD_SENSORS: tuple[DownloadSensorEntityDescription, ...] = (
         translation_key="download_size",
         device_class=SensorDeviceClass.DATA_SIZE,
         native_unit_of_measurement=UnitOfInformation.BYTES,
-        suggested_unit_of_measurement=UnitOfInformation.GIGABYTES,
-        suggested_display_precision=2,
+        display_fn=size_display,
         value_fn=lambda download: download.size,
     ),
 )
@@ -148,7 +165,7 @@ async def async_setup_entry(
     async_add_entities(DownloadsSensor(coordinator, description) for description in AGGREGATE_SENSORS)
     async_add_entities(WantedSensor(entry, description) for description in WANTED_SENSORS)
 
-    shown: dict[str, str] = {}  # hash → device name, of downloads that have entities
+    shown: dict[str, str] = {}  # hash → device name (label), of downloads that have entities
 
     @callback
     def async_sync_download_entities() -> None:
@@ -161,7 +178,7 @@ async def async_setup_entry(
             async_remove_download_devices(hass, entry, keep=set(downloads))
         _async_rename_devices(hass, entry, shown, downloads)
         if new:
-            shown.update((download.info_hash, download.name) for download in new)
+            shown.update((download.info_hash, download.label) for download in new)
             async_add_entities(
                 DownloadSensor(coordinator, download, description)
                 for download in new
@@ -180,16 +197,19 @@ def _async_rename_devices(
     shown: dict[str, str],
     downloads: Mapping[str, DownloadView],
 ) -> None:
-    """Follow a download's name (a magnet's name changes once its metadata arrives)."""
+    """Follow a download's label (a magnet's name changes once its metadata arrives).
+
+    Only the device name changes: entity ids, once made, stay.
+    """
     registry = dr.async_get(hass)
-    for info_hash, name in list(shown.items()):
+    for info_hash, label in list(shown.items()):
         download = downloads.get(info_hash)
-        if download is None or download.name == name:
+        if download is None or download.label == label:
             continue
-        shown[info_hash] = download.name
+        shown[info_hash] = download.label
         identifier = (DOMAIN, download_device_id(entry.entry_id, info_hash))
         if (device := async_get_entry_device(registry, identifier, entry.entry_id)) is not None:
-            registry.async_update_device(device.id, name=download.name)
+            registry.async_update_device(device.id, name=download.label)
 
 
 class DownloadsSensor(AgentMediaEntity, SensorEntity):
@@ -224,6 +244,10 @@ class DownloadSensor(DownloadEntity, SensorEntity):
         """Set up the sensor of one download from its description."""
         super().__init__(coordinator, download, description.key)
         self.entity_description = description
+        if description.display_fn is not None:
+            unit, precision = description.display_fn(download)
+            self._attr_suggested_unit_of_measurement = unit
+            self._attr_suggested_display_precision = precision
 
     @property
     def native_value(self) -> StateType:

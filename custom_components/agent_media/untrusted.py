@@ -23,6 +23,9 @@ MAX_MESSAGE: Final = 2000
 MAX_DETAIL: Final = 300
 
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# An image path as TMDB gives it ("/kqjL17yufvn9OVLyXYpvtyrFfak.jpg"): one short file name of safe characters,
+# so it can only ever name a picture under the image base, never another host or a parent folder.
+_IMAGE_PATH = re.compile(r"/[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.(?:jpg|png|webp)")
 DATA_BLOCK_START: Final = "<data>"
 DATA_BLOCK_END: Final = "</data>"
 
@@ -35,6 +38,11 @@ def clip(text: Any, limit: int) -> str:
     """Return text on one line, at most `limit` characters, storable."""
     value = " ".join(storable_text(str(text)).split())
     return value if len(value) <= limit else value[: limit - 1] + "…"
+
+
+def image_path(value: Any) -> str | None:
+    """Return an image path from outside ("/abc123.jpg") when it has the safe shape, else None."""
+    return value if isinstance(value, str) and _IMAGE_PATH.fullmatch(value) else None
 
 
 def storable_text(text: str) -> str:

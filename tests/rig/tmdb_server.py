@@ -6,14 +6,16 @@ import base64
 import hashlib
 import json
 import re
+import struct
 from typing import TYPE_CHECKING, Any
+import zlib
+
+from aiohttp import web
 
 from ._server import LoopbackServer, json_response
 
 if TYPE_CHECKING:
     from datetime import date
-
-    from aiohttp import web
 
 # (tmdb id, title, original title, release date, imdb id, popularity)
 MOVIES: list[tuple[int, str, str, str, str, float]] = [
@@ -62,8 +64,34 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"\w+", text.casefold()))
 
 
+def poster_path_of(title: str) -> str:
+    """The (synthetic) poster path the catalogue gives a title: "/big-buck-bunny.png"."""
+    return "/" + "-".join(re.findall(r"[a-z0-9]+", title.casefold())) + ".png"
+
+
+def poster_bytes(path: str) -> bytes:
+    """A tiny valid PNG (2 x 3 pixels) in a colour of its own per path: drawn here, nobody's artwork."""
+    red, green, blue = hashlib.sha1(path.encode(), usedforsecurity=False).digest()[:3]
+    row = b"\x00" + bytes((red, green, blue)) * 2  # filter byte, then two RGB pixels
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
+
+    header = struct.pack(">IIBBBBB", 2, 3, 8, 2, 0, 0, 0)  # width, height, 8-bit RGB
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(row * 3))
+        + chunk(b"IEND", b"")
+    )
+
+
 class TMDBServer(LoopbackServer):
-    """Answers like api.themoviedb.org/3 for a fixed catalogue; ``.requests`` records each request."""
+    """Answers like api.themoviedb.org/3 for a fixed catalogue; ``.requests`` records each request.
+
+    It is its own image server too: /configuration names ``{root_url}/t/p/`` as the image base, and every
+    title of the catalogue has a poster there (`poster_path_of`, `poster_bytes`).
+    """
 
     def __init__(self) -> None:
         super().__init__()
@@ -91,6 +119,7 @@ class TMDBServer(LoopbackServer):
         self.app.router.add_get("/3/find/{external_id}", self._find)
         self.app.router.add_get("/3/tv/{tmdb_id:\\d+}", self._show)
         self.app.router.add_get("/3/tv/{tmdb_id:\\d+}/season/{season:\\d+}", self._season)
+        self.app.router.add_get("/t/p/{size}/{file}", self._image)
 
     @property
     def base_url(self) -> str:
@@ -127,11 +156,17 @@ class TMDBServer(LoopbackServer):
             "vote_count": 100,
             "genre_ids": [],
             "adult": False,
-            "poster_path": None,
+            "poster_path": poster_path_of(title),
             "backdrop_path": None,
         }
         self._items[media_type].append(item)
         self._imdb_ids[media_type, tmdb_id] = imdb_id
+
+    def set_poster_path(self, media_type: str, tmdb_id: int, poster_path: Any) -> None:
+        """Give a film or show another ``poster_path`` (any JSON value, as a careless server might)."""
+        for item in self._items[media_type]:
+            if item["id"] == tmdb_id:
+                item["poster_path"] = poster_path
 
     def add_translation(self, media_type: str, tmdb_id: int, language: str, title: str) -> None:
         """Give a film or show a title in a language ("fr"): searches match it, answers in it show it."""
@@ -175,13 +210,22 @@ class TMDBServer(LoopbackServer):
         return json_response(
             {
                 "images": {
-                    "base_url": "http://image.tmdb.org/t/p/",
-                    "secure_base_url": "https://image.tmdb.org/t/p/",
+                    "base_url": f"{self.root_url}/t/p/",
+                    "secure_base_url": f"{self.root_url}/t/p/",
                     "poster_sizes": ["w92", "w154", "w185", "w342", "w500", "w780", "original"],
                 },
                 "change_keys": [],
             }
         )
+
+    async def _image(self, request: web.Request) -> web.StreamResponse:
+        """A poster, as image.tmdb.org serves it (no credential asked)."""
+        self.requests.append({"path": request.path, "query": dict(request.query), "authorization": None})
+        path = f"/{request.match_info['file']}"
+        titles = [item.get("title") or item["name"] for items in self._items.values() for item in items]
+        if path not in {poster_path_of(title) for title in titles}:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=poster_bytes(path), content_type="image/png")
 
     def _matches(
         self, media_type: str, query: str, year: str | None, language: str | None

@@ -9,15 +9,18 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from ..const import (
+    DEFAULT_TMDB_IMAGE_URL,
     DEFAULT_TMDB_URL,
     MAX_RESPONSE_BYTES,
     MAX_TITLE_LENGTH,
     MAX_TMDB_RESULTS,
+    POSTER_SIZE,
     SEARCH_CACHE_TTL,
     SEARCH_TIMEOUT,
 )
+from ..untrusted import image_path
 from ._http import DEFAULT_RETRY, RetryPolicy, TTLCache, async_request_json, clip, deadline_in
-from .errors import RequestRejectedError
+from .errors import AgentMediaClientError, RequestRejectedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -38,6 +41,7 @@ _LANGUAGE = re.compile(r"^([A-Za-z]{2})(?:[-_]([A-Za-z]{2}))?(?:[-_].*)?$")
 _NO_IMDB_ID: Final = ""  # cached when TMDB knows no IMDb id
 MAX_SEASONS: Final = 100  # seasons read of one show
 MAX_EPISODES: Final = 500  # episodes read of one season
+_IMAGE_BASE = re.compile(r"https?://[^\s?#]{1,200}/")
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +59,7 @@ class MediaMatch:
     media_type: str  # "movie" | "tv"
     original_title: str
     popularity: float
+    poster_path: str | None = None  # "/abc123.jpg", under TMDB's image base; None when it has no poster
 
     def as_dict(self) -> dict[str, Any]:
         """Return the JSON-safe summary given to the agent and the actions."""
@@ -64,6 +69,7 @@ class MediaMatch:
             "imdb_id": self.imdb_id,
             "tmdb_id": self.tmdb_id,
             "media_type": self.media_type,
+            "poster_path": self.poster_path,
         }
 
 
@@ -145,7 +151,15 @@ def _parse_item(item: Any, media_type: str | None) -> MediaMatch | None:
         media_type=kind,
         original_title=clip(original, MAX_TITLE_LENGTH) or title,
         popularity=float(popularity) if isinstance(popularity, int | float) else 0.0,
+        poster_path=image_path(item.get("poster_path")),
     )
+
+
+def _image_base(configuration: dict[str, Any]) -> str:
+    """Return the image base /configuration names ("https://image.tmdb.org/t/p/"), else TMDB's usual one."""
+    images = configuration.get("images")
+    base = images.get("secure_base_url") if isinstance(images, dict) else None
+    return base if isinstance(base, str) and _IMAGE_BASE.fullmatch(base) else DEFAULT_TMDB_IMAGE_URL
 
 
 class TMDBClient:
@@ -185,6 +199,7 @@ class TMDBClient:
             ttl=cache_ttl, clock=clock
         )
         self._imdb_ids: TTLCache[tuple[str, int], str] = TTLCache(ttl=cache_ttl, clock=clock)
+        self._image_base: str | None = None  # asked of /configuration once: it hardly ever changes
 
     async def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         query = {**self._auth_params, **{k: str(v) for k, v in (params or {}).items() if v is not None}}
@@ -203,6 +218,18 @@ class TMDBClient:
     async def async_validate(self) -> None:
         """Check the URL and the credential with a cheap authenticated call."""
         await self._get("configuration")
+
+    async def async_poster_url(self, poster_path: str, size: str = POSTER_SIZE) -> str:
+        """Return the URL of a poster (a `MediaMatch.poster_path`): TMDB's image base + size + path.
+
+        While /configuration does not answer, TMDB's usual image base is used, and asked again next time.
+        """
+        if self._image_base is None:
+            try:
+                self._image_base = _image_base(await self._get("configuration"))
+            except AgentMediaClientError:
+                return f"{DEFAULT_TMDB_IMAGE_URL}{size}{poster_path}"
+        return f"{self._image_base}{size}{poster_path}"
 
     async def async_search(
         self,
