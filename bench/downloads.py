@@ -15,6 +15,7 @@ counts in 10 ms ticks, hence the averaging), and wall time.
 
     python bench/downloads.py                    # 1,000 and 5,000 torrents, 10 polls each, 5 s apart
     python bench/downloads.py --sizes 200 --polls 3 --interval 1
+    python bench/downloads.py --stalled 50        # polls and qBittorrent CPU per hour, before and after
 """
 
 from __future__ import annotations
@@ -39,7 +40,11 @@ import requests
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
-from custom_components.agent_media.const import DEFAULT_SCAN_INTERVAL, MAX_DOWNLOAD_ENTITIES
+from custom_components.agent_media.const import (
+    DEFAULT_SCAN_INTERVAL,
+    IDLE_SCAN_INTERVAL,
+    MAX_DOWNLOAD_ENTITIES,
+)
 from custom_components.agent_media.coordinator import TorrentTracker
 from tests.rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
 
@@ -182,6 +187,68 @@ async def bench_size(
     return {"incremental": incremental.summary(), "full": full.summary()}
 
 
+async def bench_stalled(
+    instance: QBittorrentInstance, pid: int, count: int, window: float, stalled_timeout: float
+) -> dict[str, dict[str, float]]:
+    """Polls and qBittorrent CPU per hour with `count` magnets that never get metadata, before and after.
+
+    Before: the previous coordinator, which polled at the busy interval while anything was in progress.
+    After: the same loop deciding by `TorrentTracker.moving`, measured once the no-progress clock has run
+    out (`stalled_timeout`, shortened here; 1800 s by default), so in its steady state.
+    """
+    client = QBittorrentClient(instance.url, instance.username, instance.password)
+    tracker = TorrentTracker()
+
+    async def poll() -> float:
+        """One coordinator poll; return the interval until the next one."""
+        tracker.apply(await client.async_sync_maindata(tracker.rid))
+        tracker.data(tracker.download_candidates((), MAX_DOWNLOAD_ENTITIES))
+        return float(DEFAULT_SCAN_INTERVAL if policy(tracker) else IDLE_SCAN_INTERVAL)
+
+    async def run(seconds: float) -> tuple[int, float]:
+        """Poll as the policy says for `seconds`; return the polls made and qBittorrent's CPU (ms)."""
+        polls, cpu_before, deadline = 0, server_cpu_ms(pid), time.monotonic() + seconds
+        while (now := time.monotonic()) < deadline:
+            interval = await poll()
+            polls += 1
+            await asyncio.sleep(min(interval, max(deadline - now, 0.0)))
+        return polls, server_cpu_ms(pid) - cpu_before
+
+    def before(tracker: TorrentTracker) -> bool:
+        return bool(tracker.active)
+
+    def after(tracker: TorrentTracker) -> bool:
+        return tracker.moving(stalled_timeout)
+
+    results: dict[str, dict[str, float]] = {}
+    _, idle_cpu = await phase(pid, 1, window)  # no polls: what the stalled magnets cost qBittorrent anyway
+    results["no polls"] = {"polls_per_hour": 0.0, "qbt_cpu_s_per_hour": idle_cpu * 3600 / window / 1000}
+    for label, policy in (("before", before), ("after", after)):
+        tracker = TorrentTracker()
+        await poll()  # the first answer is a full snapshot; it starts every no-progress clock
+        if policy is after:
+            await run(stalled_timeout)  # fast polling until the clock runs out
+        polls, cpu = await run(window)
+        results[label] = {
+            "polls_per_hour": polls * 3600 / window,
+            "qbt_cpu_s_per_hour": cpu * 3600 / window / 1000,
+        }
+    await client.async_close()
+    assert len(tracker.torrents) == count, (len(tracker.torrents), count)
+    return results
+
+
+def report_stalled(count: int, results: dict[str, dict[str, float]]) -> None:
+    print(f"{count} magnets without metadata: {'polls/h':>8} {'qBt CPU s/h':>12}")
+    for label, row in results.items():
+        print(f"  {label:<10} {row['polls_per_hour']:>28.0f} {row['qbt_cpu_s_per_hour']:>12.2f}")
+    before, after = results["before"], results["after"]
+    print(
+        f"  before/after: {before['polls_per_hour'] / max(after['polls_per_hour'], 1):.0f}x polls, "
+        f"{before['qbt_cpu_s_per_hour'] / max(after['qbt_cpu_s_per_hour'], 0.001):.1f}x qBittorrent CPU"
+    )
+
+
 def report(results: dict[int, dict[str, dict[str, float]]]) -> None:
     header = (
         f"{'torrents':>8} {'mode':<12} {'wire B/poll':>12} {'JSON B/poll':>12} {'client CPU ms':>14} "
@@ -215,6 +282,9 @@ async def main() -> None:
     parser.add_argument("--polls", type=int, default=10)
     parser.add_argument("--interval", type=float, default=DEFAULT_SCAN_INTERVAL)
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--stalled", type=int, metavar="N", help="instead: N magnets that never get metadata")
+    parser.add_argument("--window", type=float, default=300.0, help="seconds measured per way (--stalled)")
+    parser.add_argument("--stalled-timeout", type=float, default=20.0, help="no-progress clock (--stalled)")
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="agent-media-bench-") as base:
@@ -225,6 +295,15 @@ async def main() -> None:
             pid = process.pid
             api = await asyncio.to_thread(instance.api)
             version = await asyncio.to_thread(api.app_version)
+            if args.stalled:
+                print(f"qBittorrent {version}; {args.window:.0f} s measured per way\n")
+                await asyncio.to_thread(fill, api, 0, args.stalled)
+                await asyncio.sleep(3)
+                stalled = await bench_stalled(instance, pid, args.stalled, args.window, args.stalled_timeout)
+                report_stalled(args.stalled, stalled)
+                if args.json:
+                    args.json.write_text(json.dumps({"qbittorrent": version, "stalled": stalled}, indent=2))
+                return
             print(f"qBittorrent {version}; {args.polls} polls per size and way, {args.interval} s apart\n")
             results: dict[int, dict[str, dict[str, float]]] = {}
             added = 0

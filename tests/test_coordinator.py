@@ -328,3 +328,29 @@ def test_completion_payload() -> None:
         "category",
         "title",
     }
+
+
+def test_no_progress_clock_and_stuck_torrents() -> None:
+    """Stuck: `timeout` seconds without data or metadata; queued and paused torrents never are."""
+    tracker = TorrentTracker()
+    magnet = torrent(state="metaDL", progress=0, amount_left=0, size=0, total_size=-1)
+    queued = torrent(state="queuedDL")
+    tracker.apply(snapshot(1, {HASH_A: magnet, HASH_B: torrent(), HASH_C: queued}), now=100.0)
+    assert tracker.stuck(30, now=129.0) == set()
+    assert tracker.moving(30, now=129.0)
+
+    # B gains data at 120 s; a snapshot repeating A's unchanged fields is no progress.
+    tracker.apply({"rid": 2, "torrents": {HASH_B: {"progress": 0.5, "amount_left": 2048}}}, now=120.0)
+    tracker.apply(snapshot(3, {HASH_A: magnet, HASH_B: tracker.torrents[HASH_B], HASH_C: queued}), now=125.0)
+    assert tracker.stuck(30, now=131.0) == {HASH_A}
+    assert tracker.moving(30, now=131.0)
+    assert tracker.stuck(30, now=151.0) == {HASH_A, HASH_B}
+    assert not tracker.moving(30, now=151.0)  # the queued one waits its turn: nothing to poll fast for
+
+    # Metadata arriving is progress.
+    tracker.apply({"rid": 4, "torrents": {HASH_A: {"size": 4096, "state": "downloading"}}}, now=160.0)
+    assert tracker.stuck(30, now=170.0) == {HASH_B}
+    # Paused and complete torrents have no clock at all.
+    tracker.apply({"rid": 5, "torrents": {HASH_B: {"state": "pausedDL"}, HASH_A: seeding()}}, now=171.0)
+    assert tracker.stuck(0, now=500.0) == set()
+    assert HASH_A not in tracker.progressed_at

@@ -68,6 +68,7 @@ from .const import (
     CONF_QBITTORRENT_USERNAME,
     CONF_QBITTORRENT_VERIFY_SSL,
     CONF_SCAN_INTERVAL,
+    CONF_STALLED_TIMEOUT,
     CONF_TEMPERATURE,
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
@@ -85,6 +86,7 @@ from .const import (
     DEFAULT_PREFERRED_CODEC,
     DEFAULT_PREFERRED_RESOLUTION,
     DEFAULT_SCAN_INTERVAL,
+    DEFAULT_STALLED_TIMEOUT,
     DEFAULT_TEMPERATURE,
     DEFAULT_TMDB_URL,
     DEFAULT_TURN_TIMEOUT,
@@ -95,6 +97,7 @@ from .const import (
     LLM_PROVIDER_NONE,
     LLM_PROVIDER_URLS,
     LOGGER,
+    MAX_STALLED_TIMEOUT,
     SUBENTRY_INDEXER,
 )
 from .errors import OperationError
@@ -483,6 +486,7 @@ def _option_sections(options: Mapping[str, Any]) -> dict[str, dict[vol.Marker, A
         },
         SECTION_DOWNLOADS: {
             required(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL): _int_box(2, 300, "s"),
+            required(CONF_STALLED_TIMEOUT, DEFAULT_STALLED_TIMEOUT): _int_box(0, MAX_STALLED_TIMEOUT, "s"),
             required(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY): BooleanSelector(),
         },
         SECTION_HOUSEHOLD: {

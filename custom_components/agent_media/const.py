@@ -30,6 +30,7 @@ CONF_MAX_HISTORY_MESSAGES: Final = "max_history_messages"
 CONF_SCAN_INTERVAL: Final = "scan_interval"
 CONF_PREFERRED_RESOLUTION: Final = "preferred_resolution"
 CONF_ALLOW_NON_ADMIN_SETTINGS: Final = "allow_non_admin_settings"
+CONF_STALLED_TIMEOUT: Final = "stalled_timeout"  # seconds without metadata or progress; 0: never replaced
 
 DEFAULT_KNABEN_URL: Final = "https://api.knaben.org/v1"
 DEFAULT_TMDB_URL: Final = "https://api.themoviedb.org/3"
@@ -40,6 +41,8 @@ DEFAULT_MAX_TOOL_ITERATIONS: Final = 10
 DEFAULT_MAX_HISTORY_MESSAGES: Final = 10
 DEFAULT_SCAN_INTERVAL: Final = 5  # seconds, while something downloads
 IDLE_SCAN_INTERVAL: Final = 60  # seconds, when nothing downloads
+DEFAULT_STALLED_TIMEOUT: Final = 1800
+MAX_STALLED_TIMEOUT: Final = 7 * 24 * 3600  # the form's bound: a week
 DEFAULT_PREFERRED_RESOLUTION: Final = "1080p"
 DEFAULT_ALLOW_NON_ADMIN_SETTINGS: Final = False
 
@@ -74,6 +77,8 @@ SEARCH_TIMEOUT: Final = 15.0
 # Home Assistant bus events (contract).
 EVENT_DOWNLOAD_ADDED: Final = "agent_media_download_added"
 EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
+EVENT_DOWNLOAD_REPLACED: Final = "agent_media_download_replaced"
+EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
 
 # Storage (contract): one Store per entry.
 STORAGE_VERSION: Final = 2  # 2: typed sections (household, conversations, working, downloads, journal)

@@ -31,7 +31,9 @@ from .announce import async_tell_where_asked
 from .clients.errors import AgentMediaClientError, InvalidAuthError
 from .const import (
     CONF_SCAN_INTERVAL,
+    CONF_STALLED_TIMEOUT,
     DEFAULT_SCAN_INTERVAL,
+    DEFAULT_STALLED_TIMEOUT,
     DOMAIN,
     DOWNLOAD_ENTITY_GRACE,
     EVENT_DOWNLOAD_ADDED,
@@ -40,9 +42,10 @@ from .const import (
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
 )
-from .downloads import async_adopt_interrupted_add, is_tagged_ours
+from .downloads import SAFETY_EXISTING, async_adopt_interrupted_add, is_tagged_ours
 from .library import async_organize_completed, should_organize
 from .release import parse_release
+from .replacement import async_replace_stalled
 from .untrusted import MAX_NAME, clip, image_path, storable_copy
 
 if TYPE_CHECKING:
@@ -74,12 +77,21 @@ TRACKED_FIELDS: Final = frozenset(
         "total_size",
     }
 )
+# How long a download of ours just added or started keeps the polling fast without showing progress.
+START_WINDOW: Final = 30.0  # seconds
+REPLACEMENT_RETRY: Final = 600.0  # seconds before a replacement that could not be done is tried again
+REASON_NO_METADATA: Final = "no_metadata"
+REASON_NO_PROGRESS: Final = "no_progress"
 # An add of ours older than this that is still stopped and unrecorded was cut short (say, by a crash).
 INTERRUPTED_ADD_AGE: Final = 60.0  # seconds
 PAUSED_STATES: Final = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedUP"})  # 4.x and 5.x names
 ERROR_STATES: Final = frozenset({"error", "missingFiles"})
 CHECKING_STATES: Final = frozenset({"checkingDL", "checkingUP", "checkingResumeData"})
 ETA_INFINITE: Final = 8_640_000  # qBittorrent's "no estimate"
+# Fields whose change means a torrent moved on (size: its metadata arrived).
+PROGRESS_FIELDS: Final = ("amount_left", "progress", "size")
+# Incomplete torrents that make no progress by design for now: never stuck.
+WAITING_TURN_STATES: Final = frozenset({"queuedDL", "moving", *CHECKING_STATES})
 # Media fields of an agent-recorded download that go into the completion event (docs/architecture.md).
 COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type", "poster_path")
 # Characters of a download's name on dashboards: device names make entity ids, and cards cut long names off.
@@ -249,15 +261,21 @@ class TorrentTracker:
         self.active: set[str] = set()
         self.queued: set[str] = set()
         self.stalled: set[str] = set()
+        # When each incomplete torrent last gained data (or its metadata), on the monotonic clock.
+        self.progressed_at: dict[str, float] = {}
         self._generation = 0  # bumped by every answer that changes a torrent
         self._candidates: tuple[tuple[int, frozenset[str], int], set[str]] | None = None
         self.identities: dict[str, DownloadIdentity] = {}  # set by the coordinator, for the shown downloads
 
-    def apply(self, maindata: Mapping[str, Any], *, expected: Collection[str] = ()) -> list[str]:
+    def apply(
+        self, maindata: Mapping[str, Any], *, expected: Collection[str] = (), now: float | None = None
+    ) -> list[str]:
         """Merge one ``sync/maindata`` answer; return the hashes that completed with it.
 
-        Raises ValueError when the answer does not have the documented shape.
+        `now` is the monotonic time of the answer (the clock of `stuck`). Raises ValueError when the answer
+        does not have the documented shape.
         """
+        now = time.monotonic() if now is None else now
         changes = maindata.get("torrents") or {}
         removed = maindata.get("torrents_removed") or []
         server_state = maindata.get("server_state") or {}
@@ -283,13 +301,20 @@ class TorrentTracker:
         completed: list[str] = []
         for info_hash, delta in changes.items():
             fields = {key: value for key, value in delta.items() if key in TRACKED_FIELDS}
-            if snapshot or info_hash not in self.torrents:
+            previous = self.torrents.get(info_hash)
+            # A delta lists changed fields only; a snapshot repeats them all, so compare its values.
+            progressed = previous is None or any(
+                key in fields and (not snapshot or fields[key] != previous.get(key))
+                for key in PROGRESS_FIELDS
+            )
+            if snapshot or previous is None:
                 torrent = self.torrents[info_hash] = fields
             else:
-                torrent = self.torrents[info_hash]
+                torrent = previous
                 torrent.update(fields)
             if self._observe(info_hash, torrent, settled=not snapshot, expected=expected):
                 completed.append(info_hash)
+            self._clock_progress(info_hash, progressed=progressed, now=now)
         if snapshot and not self.incomplete <= self.torrents.keys():
             # Incomplete hashes remembered from before a restart that qBittorrent no longer has.
             self.incomplete &= self.torrents.keys()
@@ -331,8 +356,33 @@ class TorrentTracker:
         _toggle(self.stalled, info_hash, in_progress and state == "stalledDL")
         return completed
 
+    def _clock_progress(self, info_hash: str, *, progressed: bool, now: float) -> None:
+        """Restart a torrent's no-progress clock when it gains data, gets its metadata or is first seen."""
+        if info_hash in self.complete:
+            self.progressed_at.pop(info_hash, None)
+        elif progressed or info_hash not in self.progressed_at:
+            self.progressed_at[info_hash] = now
+
+    def stuck(self, timeout: float, now: float | None = None) -> set[str]:
+        """Return the torrents in progress that gained nothing for `timeout` seconds (queued ones wait)."""
+        now = time.monotonic() if now is None else now
+        return {
+            info_hash
+            for info_hash in self.active
+            if now - self.progressed_at.get(info_hash, now) >= timeout
+            and self.torrents[info_hash].get("state") not in WAITING_TURN_STATES
+        }
+
+    def moving(self, stuck_after: float, now: float | None = None) -> bool:
+        """Whether a torrent downloads or is checked, and is not stuck: the fast polling is for those only.
+
+        Queued ones wait for another to finish or stop, which the polling sees first.
+        """
+        return bool(self.active) and bool(self.active - self.queued - self.stuck(stuck_after, now))
+
     def _forget(self, info_hash: str) -> None:
         self.torrents.pop(info_hash, None)
+        self.progressed_at.pop(info_hash, None)
         self.complete.discard(info_hash)
         if info_hash in self.incomplete:
             self.incomplete.discard(info_hash)
@@ -460,6 +510,10 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         self._deferred_events: list[tuple[str, dict[str, Any]]] | None = []
         self._unsubscribe: list[CALLBACK_TYPE] = []
         self._adopted: set[str] = set()  # interrupted adds already handed to a safety check
+        # Downloads of ours just added or started: fast polling until qBittorrent shows them moving.
+        self._starting: dict[str, float] = {}  # hash → monotonic deadline
+        self._stalled_timeout = float(entry.options.get(CONF_STALLED_TIMEOUT, DEFAULT_STALLED_TIMEOUT))
+        self._replacing: dict[str, float] = {}  # hash → monotonic time its replacement may be tried again
 
     async def _async_setup(self) -> None:
         """Read what is known from before a restart and listen for downloads the agent adds."""
@@ -517,14 +571,57 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self._tracker.incomplete_changed = False
             self._memory.downloads.set_incomplete(self._tracker.incomplete)
 
-        if self._tracker.active:
-            took = time.monotonic() - started
+        now = time.monotonic()
+        if self._stalled_timeout > 0:
+            self._start_replacements(now)
+        if self._is_busy(now):
             self.update_interval = min(
-                max(self._busy_interval, timedelta(seconds=took * POLL_TIME_SHARE)), self._idle_interval
+                max(self._busy_interval, timedelta(seconds=(now - started) * POLL_TIME_SHARE)),
+                self._idle_interval,
             )
         else:
             self.update_interval = self._idle_interval
         return self._build_data()
+
+    def _is_busy(self, now: float) -> bool:
+        """Whether to poll fast: something moves, or one of ours was just started; stuck ones do not count."""
+        tracker = self._tracker
+        for info_hash, deadline in list(self._starting.items()):
+            if deadline <= now or info_hash in tracker.complete:
+                del self._starting[info_hash]
+        return bool(self._starting) or tracker.moving(self._stalled_timeout or DEFAULT_STALLED_TIMEOUT, now)
+
+    def _start_replacements(self, now: float) -> None:
+        """Hand each dead download of ours to a replacement, in the background (it searches and adds)."""
+        for info_hash, reason in self._stalled_downloads(now):
+            self._replacing[info_hash] = now + REPLACEMENT_RETRY
+            self.config_entry.async_create_background_task(
+                self.hass,
+                async_replace_stalled(self.hass, self.config_entry, info_hash, reason),
+                f"{DOMAIN} replace {info_hash}",
+            )
+
+    def _stalled_downloads(self, now: float) -> list[tuple[str, str]]:
+        """Return our recorded downloads stuck for the stalled timeout, with why (no metadata or progress)."""
+        found = []
+        for info_hash, retry_at in list(self._replacing.items()):
+            if retry_at <= now:
+                del self._replacing[info_hash]
+        for info_hash in self._tracker.stuck(self._stalled_timeout, now) & self._agent_hashes:
+            if info_hash in self._replacing:
+                continue
+            record = self._memory.downloads.get(info_hash) or {}
+            if record.get("safety") == SAFETY_EXISTING:
+                continue  # someone else's torrent that was asked for again: not ours to remove
+            has_metadata = _number(self._tracker.torrents[info_hash].get("size")) > 0
+            found.append((info_hash, REASON_NO_PROGRESS if has_metadata else REASON_NO_METADATA))
+        return found
+
+    @callback
+    def expect_start(self, info_hash: str) -> None:
+        """Poll fast for a while: one of ours was just added or started (qBittorrent shows it a bit later)."""
+        self._starting[info_hash] = time.monotonic() + START_WINDOW
+        self.update_interval = self._busy_interval
 
     def _interrupted_adds(self) -> list[str]:
         """Return our torrents (tagged) that sit stopped, incomplete and unrecorded: an add cut short."""
@@ -589,6 +686,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
     async def _async_download_added(self, event: Event[Mapping[str, Any]]) -> None:
         """Poll at once for a download the agent added; announce it if qBittorrent already finished it."""
         info_hash = str(event.data.get("hash", "")).lower()
+        self.expect_start(info_hash)
         if info_hash in self._tracker.complete and info_hash in self._memory.downloads.hashes():
             # Seen complete before it was recorded (a torrent of existing data completes on arrival).
             self._async_completed(info_hash)

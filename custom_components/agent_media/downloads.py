@@ -322,5 +322,7 @@ async def async_finish_safety_check(entry: AgentMediaConfigEntry, added: AddedTo
         except AgentMediaClientError:
             continue  # qBittorrent unreachable for now
         memory.downloads.update(added.info_hash, safety=SAFETY_CHECKED)
+        data.downloads.expect_start(added.info_hash)
+        await data.downloads.async_request_refresh()
         return
     LOGGER.info("No metadata for %s after %s s; it stays stopped", added.name, METADATA_WATCH)

@@ -10,13 +10,12 @@ from __future__ import annotations
 import copy
 import hashlib
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 from urllib.parse import quote
 
-from ._server import LoopbackServer, json_response
+from aiohttp import web
 
-if TYPE_CHECKING:
-    from aiohttp import web
+from ._server import LoopbackServer, json_response
 
 TITLES: list[tuple[str, int]] = [
     ("Big Buck Bunny", 2008),
@@ -188,7 +187,9 @@ class KnabenServer(LoopbackServer):
         self.requests: list[dict[str, Any]] = []
         self._hits = default_hits()
         self._override: list[Any] | None = None
+        self._torrent_files: dict[str, bytes] = {}
         self.app.router.add_post("/v1", self._search)
+        self.app.router.add_get("/torrents/{file}", self._torrent_file)
 
     @property
     def base_url(self) -> str:
@@ -206,6 +207,17 @@ class KnabenServer(LoopbackServer):
         Items need not be well-formed: tests of the parser pass odd shapes on purpose.
         """
         self._override = copy.deepcopy(hits)
+
+    def serve_torrent(self, info_hash: str, torrent_bytes: bytes) -> str:
+        """Serve a .torrent (as trackers do for releases without a magnet); return its loopback link."""
+        self._torrent_files[f"{info_hash}.torrent"] = torrent_bytes
+        return f"{self.root_url}/torrents/{info_hash}.torrent"
+
+    async def _torrent_file(self, request: web.Request) -> web.StreamResponse:
+        body = self._torrent_files.get(request.match_info["file"])
+        if body is None:
+            return web.Response(status=404)
+        return web.Response(body=body, content_type="application/x-bittorrent")
 
     def error_body(self, status: int) -> Any:
         return {"error": "Knaben rate limit exceeded" if status == 429 else f"HTTP {status}"}

@@ -33,8 +33,12 @@ _DOWNLOAD_ITEMS: Final = {
 _EVENT_ANSWERS: Final = {
     "download_completed": "event_completed",
     "download_refused": "event_refused",
+    "download_replaced": "event_replaced",
+    "download_failed": "event_failed",
     EVENT_WANTED_ADDED: "event_released",
 }
+# News told before the answer of whatever is asked next, not only when asked what's new.
+_TOLD_FIRST: Final = frozenset({"download_replaced", "download_failed", EVENT_WANTED_ADDED})
 WANTED_SPOKEN: Final = 5
 _WANTED_INTENTS: Final = frozenset(
     {
@@ -61,10 +65,18 @@ class LocalCommands:
         waiting = self.entry.runtime_data.memory.working.question(requester.key) is not None
         return self.sentences.match(text, language, expecting_answer=waiting)
 
-    async def async_answer(  # noqa: PLR0911 - one answer per kind of refusal
+    async def async_answer(
         self, found: LocalMatch, language: str, requester: Requester, conversation_id: str | None
     ) -> str:
         """Run the command and say how it went (failures included, in words)."""
+        answer = await self._async_answer(found, language, requester, conversation_id)
+        if found.intent is not LocalIntent.WHATS_NEW and (news := self._news(language, only=_TOLD_FIRST)):
+            return f"{news} {answer}"
+        return answer
+
+    async def _async_answer(  # noqa: PLR0911 - one answer per kind of refusal
+        self, found: LocalMatch, language: str, requester: Requester, conversation_id: str | None
+    ) -> str:
         say = self.sentences.response
         operations = MediaOperations(self.hass, self.entry)
         try:
@@ -117,7 +129,7 @@ class LocalCommands:
                 language, "folder_set", folder=self.sentences.folder_label(language, folder), path=path
             )
         if intent is LocalIntent.WHATS_NEW:
-            return self._news(language)
+            return self._news(language) or say(language, "nothing_new")
         if intent is LocalIntent.LIST_DOWNLOADS:
             return self._downloads(language, await operations.async_list_downloads(requester))
         if intent in _WANTED_INTENTS:
@@ -201,24 +213,19 @@ class LocalCommands:
         ]
         return self.sentences.response(language, "results", query=query, results="; ".join(items))
 
-    def _news(self, language: str) -> str:
+    def _news(self, language: str, *, only: frozenset[str] | None = None) -> str | None:
+        """Say the unread news (of the kinds in `only`, if given) and mark it read; None if there is none."""
         journal = self.entry.runtime_data.memory.journal
-        events = journal.unread_events()
+        events = [event for event in journal.unread_events() if only is None or event.get("type") in only]
         if not events:
-            return self.sentences.response(language, "nothing_new")
+            return None
         items = []
         for event in events[:NEWS_SPOKEN]:
             data = event.get("data") or {}
             key = _EVENT_ANSWERS.get(str(event.get("type")), "event_completed")
-            what = data.get("title") or data.get("name") or "?"
-            items.append(
-                self.sentences.response(
-                    language,
-                    key,
-                    name=clip(what, MAX_TITLE),
-                    title=clip(data.get("title") or what, MAX_TITLE),
-                )
-            )
+            what = clip(data.get("title") or data.get("name") or "?", MAX_TITLE)
+            release = clip(data.get("name") or what, MAX_TITLE)
+            items.append(self.sentences.response(language, key, name=what, title=what, release=release))
         journal.mark_read(event["id"] for event in events)
         return self.sentences.response(language, "news", events=self.sentences.join(language, items))
 

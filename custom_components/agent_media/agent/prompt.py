@@ -63,6 +63,8 @@ class PromptView:
 _EVENT_KINDS: Final = {
     "download_refused": "refused (dangerous files), removed",
     "download_completed": "finished",
+    "download_replaced": "stalled, replaced by another release",
+    "download_failed": "stalled, removed; no acceptable release left, now on the wanted list",
 }
 
 
@@ -74,6 +76,8 @@ def _event_item(event: dict[str, Any]) -> dict[str, Any]:
     }
     if data.get("year"):
         item["year"] = data["year"]
+    if event.get("type") == "download_replaced" and data.get("name"):
+        item["release"] = clip(data["name"], PROMPT_TITLE_CHARS)
     if data.get("save_path"):
         item["where"] = clip(data["save_path"], PROMPT_PATH_CHARS)
     if files := data.get("dangerous_files"):

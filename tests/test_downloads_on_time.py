@@ -1,0 +1,247 @@
+"""Completion on time against a real qbittorrent-nox: within one busy poll of finishing, across restarts.
+
+Time is moved with `async_fire_time_changed` by the busy interval only (5 s): a coordinator that had fallen
+back to its idle minute would not poll, and the completion event would not come.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_capture_events,
+    async_fire_time_changed,
+)
+
+from custom_components.agent_media.const import (
+    CONF_STALLED_TIMEOUT,
+    DEFAULT_SCAN_INTERVAL,
+    EVENT_DOWNLOAD_ADDED,
+    EVENT_DOWNLOAD_COMPLETED,
+    IDLE_SCAN_INTERVAL,
+)
+from custom_components.agent_media.coordinator import PAUSED_STATES
+from custom_components.agent_media.downloads import (
+    SAFETY_CHECKED,
+    SAFETY_WAITING,
+    TORRENT_TAG,
+    async_add_download,
+)
+from homeassistant.util import dt as dt_util
+
+from .helpers import wait_for_torrent, wait_until
+from .rig.knaben_server import synthetic_hash
+from .rig.qbittorrent import close_instance, start_instance
+from .rig.torrents import make_local_torrent
+from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, finish_download, is_done
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+    from pathlib import Path
+
+    from homeassistant.core import HomeAssistant
+
+    from .rig.qbittorrent import QBittorrentInstance
+    from .rig.torrents import LocalTorrent
+
+pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
+
+
+async def busy_poll(hass: HomeAssistant) -> None:
+    """Move time by one busy interval (and a little): only a coordinator polling fast polls."""
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=DEFAULT_SCAN_INTERVAL + 0.5))
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+
+@pytest.fixture
+async def seeder(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBittorrentInstance]:
+    """A second qbittorrent-nox on loopback: the one peer that has a torrent's data."""
+    instance = await start_instance(tmp_path / "seeder")
+    try:
+        yield instance
+    finally:
+        await close_instance(instance)
+
+
+async def seed(hass: HomeAssistant, seeder: QBittorrentInstance, tmp_path: Path, name: str) -> LocalTorrent:
+    """Make a torrent and let the seeder share it."""
+    torrent = make_local_torrent(tmp_path / "seeded", name, size=1024 * 1024)
+    await hass.async_add_executor_job(
+        lambda: seeder.api().torrents_add(
+            torrent_files={f"{name}.torrent": torrent.torrent_bytes}, save_path=str(tmp_path / "seeded")
+        )
+    )
+    await wait_for_torrent(hass, seeder, torrent.info_hash, is_done, what="seeding")
+    return torrent
+
+
+async def introduce(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, seeder: QBittorrentInstance, info_hash: str
+) -> None:
+    """Tell our qBittorrent where the seeder is (peer discovery is off on the rig: no DHT, no trackers)."""
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add_peers(
+            torrent_hashes=info_hash, peers=f"127.0.0.1:{seeder.bt_port}"
+        )
+    )
+
+
+async def test_completion_within_one_busy_poll_after_our_add(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
+) -> None:
+    """Added stopped, checked, started: qBittorrent shows it stopped a moment longer; polling stays fast."""
+    completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
+    coordinator = setup_integration.runtime_data.downloads
+    torrent = make_local_torrent(tmp_path / "films", "Big.Buck.Bunny.2008.1080p.mkv")
+
+    await async_add_download(
+        hass, setup_integration, torrent_file=torrent.torrent_bytes, save_path=str(tmp_path / "films")
+    )
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert coordinator.update_interval == timedelta(seconds=DEFAULT_SCAN_INTERVAL)
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done)
+    await busy_poll(hass)
+    assert [event.data["hash"] for event in completed] == [torrent.info_hash]
+    await busy_poll(hass)
+    assert coordinator.update_interval == timedelta(seconds=IDLE_SCAN_INTERVAL)
+
+
+async def test_one_of_ours_shown_still_stopped_after_its_start_keeps_the_polling_fast(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
+) -> None:
+    """The poll right after an add may still see it stopped (the start is not shown yet): no idle minute."""
+    completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
+    coordinator = setup_integration.runtime_data.downloads
+    torrent = make_local_torrent(tmp_path / "films", "Elephants.Dream.2006.mkv")
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add(
+            torrent_files={"e.torrent": torrent.torrent_bytes},
+            save_path=str(tmp_path / "films"),
+            tags=TORRENT_TAG,
+            is_paused=True,
+            is_stopped=True,
+        )
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] in PAUSED_STATES)
+    setup_integration.runtime_data.memory.downloads.add(
+        torrent.info_hash, {"name": torrent.name, "source": "service", "safety": SAFETY_CHECKED}
+    )
+    hass.bus.async_fire(
+        EVENT_DOWNLOAD_ADDED, {"entry_id": setup_integration.entry_id, "hash": torrent.info_hash}
+    )
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert coordinator.data.downloads[torrent.info_hash].state == "paused"  # seen stopped…
+    assert coordinator.update_interval == timedelta(seconds=DEFAULT_SCAN_INTERVAL)  # …and still polled fast
+
+    await hass.async_add_executor_job(
+        lambda: (
+            qbittorrent.api().torrents_resume(torrent_hashes=torrent.info_hash)
+            if qbittorrent.version < (5,)
+            else qbittorrent.api().torrents_start(torrent_hashes=torrent.info_hash)
+        )
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done)
+    await busy_poll(hass)
+    assert [event.data["hash"] for event in completed] == [torrent.info_hash]
+
+
+async def test_torrents_stuck_waiting_for_metadata_stop_the_fast_polling(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, config_entry: MockConfigEntry
+) -> None:
+    hass.config_entries.async_update_entry(
+        config_entry, options={**config_entry.options, CONF_STALLED_TIMEOUT: 2}
+    )
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    coordinator = config_entry.runtime_data.downloads
+    dead = synthetic_hash("no peer has it")  # someone else's magnet: never replaced, only polled less
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add(urls=f"magnet:?xt=urn:btih:{dead}&dn=Nosferatu.1922")
+    )
+    await wait_for_torrent(hass, qbittorrent, dead, lambda torrent: torrent["state"] == "metaDL")
+    await coordinator.async_refresh()
+    assert coordinator.update_interval == timedelta(seconds=DEFAULT_SCAN_INTERVAL)
+
+    await asyncio.sleep(2.2)  # the no-progress clock is the real one
+    await coordinator.async_refresh()
+    assert coordinator.update_interval == timedelta(seconds=IDLE_SCAN_INTERVAL)
+    assert coordinator.data.active_downloads == 1  # still shown as active: only the polling slows
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_held_for_its_safety_check_across_a_restart(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
+    config_entry: MockConfigEntry,
+    tmp_path: Path,
+) -> None:
+    """A magnet whose peers were away when Home Assistant stopped: checked and started after setup, once."""
+    completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
+    torrent = await seed(hass, seeder, tmp_path, "Night.of.the.Living.Dead.1968.mkv")
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await async_add_download(hass, config_entry, magnet=torrent.magnet, media=BIG_BUCK_BUNNY)
+    record = config_entry.runtime_data.memory.downloads.get(torrent.info_hash)
+    assert record is not None
+    assert record["safety"] == SAFETY_WAITING
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    await hass.async_block_till_done()
+
+    # While Home Assistant is away the peer shows up: the file list arrives and the stop condition holds it.
+    await introduce(hass, qbittorrent, seeder, torrent.info_hash)
+    held = await wait_for_torrent(
+        hass, qbittorrent, torrent.info_hash, lambda t: t["size"] > 0 and t["progress"] == 0, what="held"
+    )
+    assert held["state"] in ("pausedDL", "stoppedDL")
+
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    memory = config_entry.runtime_data.memory
+
+    def checked() -> Any:
+        return (memory.downloads.get(torrent.info_hash) or {}).get("safety")
+
+    await wait_until(checked, lambda safety: safety in (SAFETY_CHECKED, None), what="the safety check")
+    await introduce(hass, qbittorrent, seeder, torrent.info_hash)  # a restarted torrent forgets its peers
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done, what="downloaded from the seeder")
+    await busy_poll(hass)
+    assert [event.data["hash"] for event in completed] == [torrent.info_hash]
+    assert completed[0].data["title"] == "Big Buck Bunny"
+
+    assert await hass.config_entries.async_reload(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await busy_poll(hass)
+    assert len(completed) == 1
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+async def test_ours_completed_while_home_assistant_was_down(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, config_entry: MockConfigEntry, tmp_path: Path
+) -> None:
+    """Added by the agent while its peers were away, finished while Home Assistant was stopped: one event."""
+    completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
+    incoming = tmp_path / "incoming"
+    incoming.mkdir()
+    torrent = make_local_torrent(tmp_path / "payload", "Sintel.2010.1080p.mkv")
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    await async_add_download(
+        hass, config_entry, torrent_file=torrent.torrent_bytes, save_path=str(incoming), media=BIG_BUCK_BUNNY
+    )
+    await hass.async_block_till_done(wait_background_tasks=True)
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    await hass.async_block_till_done()
+
+    await finish_download(hass, qbittorrent, torrent, incoming)
+    assert await hass.config_entries.async_setup(config_entry.entry_id)
+    await hass.async_block_till_done()
+    assert [event.data["hash"] for event in completed] == [torrent.info_hash]
+    await busy_poll(hass)
+    assert len(completed) == 1
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
