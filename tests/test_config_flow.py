@@ -407,7 +407,7 @@ OPTION_FIELDS = {
         CONF_LOCAL_SENTENCES,
     },
     "releases": {"preferred_resolution", "preferred_codec", "max_size_gb", "preferred_languages"},
-    "downloads": {"scan_interval", "organize_library"},
+    "downloads": {"scan_interval", "stalled_timeout", "organize_library"},
     "household": {"allow_non_admin_settings", "announce_completions", "announce_target"},
     "services": {CONF_TMDB_URL, CONF_KNABEN_URL},
 }
@@ -488,6 +488,7 @@ async def test_options_flow_stores_flat_options(
         "turn_timeout": 90,
         CONF_LOCAL_SENTENCES: True,
         "scan_interval": 3,
+        "stalled_timeout": 600,
         "preferred_resolution": "2160p",
         "allow_non_admin_settings": True,
         "announce_completions": True,
@@ -510,6 +511,7 @@ async def test_options_flow_stores_flat_options(
     assert entry.options["turn_timeout"] == 90
     assert entry.options[CONF_LOCAL_SENTENCES] is True
     assert entry.options["scan_interval"] == 3
+    assert entry.options["stalled_timeout"] == 600
     assert entry.options["preferred_resolution"] == "2160p"
     assert entry.options["announce_target"] == "notify.phone"
     assert entry.options["prompt"] == "Answer like a cinema usher."
