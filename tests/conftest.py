@@ -69,6 +69,16 @@ async def qbittorrent(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBi
 
 
 @pytest.fixture
+async def seeder(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBittorrentInstance]:
+    """A second qbittorrent-nox on loopback: the one peer that has a torrent's data (see helpers.seed)."""
+    instance = await start_instance(tmp_path / "seeder")
+    try:
+        yield instance
+    finally:
+        await close_instance(instance)
+
+
+@pytest.fixture
 async def llm_server(socket_enabled: None) -> AsyncIterator[ScriptedLLMServer]:
     """A scripted OpenAI-compatible server."""
     async with ScriptedLLMServer() as server:

@@ -11,13 +11,17 @@ import pytest
 
 from custom_components.agent_media.requester import SYSTEM_KEY
 
+from .rig.torrents import make_local_torrent
+
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
+    from pathlib import Path
 
     from custom_components.agent_media.memory import AgentMediaMemory
     from homeassistant.core import HomeAssistant
 
     from .rig.qbittorrent import QBittorrentInstance
+    from .rig.torrents import LocalTorrent
 
 # A bound for things outside the test's control (qBittorrent, a coordinator refresh) on a busy 2-core machine.
 # It only ends a wait that would otherwise hang; it is never asserted as a timing.
@@ -91,3 +95,34 @@ def last_results(memory: AgentMediaMemory, requester_key: str = SYSTEM_KEY) -> l
     """Return the numbered results of a requester's last search (the system's: actions, automations)."""
     search = memory.working.search(requester_key)
     return search["results"] if search else []
+
+
+async def seed(
+    hass: HomeAssistant, seeder: QBittorrentInstance, tmp_path: Path, name: str, *, size: int = 1024 * 1024
+) -> LocalTorrent:
+    """Make a torrent and let the seeder (a second qbittorrent-nox) share it."""
+    torrent = make_local_torrent(tmp_path / "seeded", name, size=size)
+    await hass.async_add_executor_job(
+        lambda: seeder.api().torrents_add(
+            torrent_files={f"{name}.torrent": torrent.torrent_bytes}, save_path=str(tmp_path / "seeded")
+        )
+    )
+    await wait_for_torrent(
+        hass,
+        seeder,
+        torrent.info_hash,
+        lambda found: found["progress"] == 1 and not str(found["state"]).startswith("checking"),
+        what="seeding",
+    )
+    return torrent
+
+
+async def introduce(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, seeder: QBittorrentInstance, info_hash: str
+) -> None:
+    """Tell our qBittorrent where the seeder is (peer discovery is off on the rig: no DHT, no trackers)."""
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add_peers(
+            torrent_hashes=info_hash, peers=f"127.0.0.1:{seeder.bt_port}"
+        )
+    )

@@ -33,20 +33,17 @@ from custom_components.agent_media.downloads import (
 )
 from homeassistant.util import dt as dt_util
 
-from .helpers import wait_for_torrent, wait_until
+from .helpers import introduce, seed, wait_for_torrent, wait_until
 from .rig.knaben_server import synthetic_hash
-from .rig.qbittorrent import close_instance, start_instance
 from .rig.torrents import make_local_torrent
 from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, finish_download, is_done
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
     from pathlib import Path
 
     from homeassistant.core import HomeAssistant
 
     from .rig.qbittorrent import QBittorrentInstance
-    from .rig.torrents import LocalTorrent
 
 pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
 
@@ -55,39 +52,6 @@ async def busy_poll(hass: HomeAssistant) -> None:
     """Move time by one busy interval (and a little): only a coordinator polling fast polls."""
     async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=DEFAULT_SCAN_INTERVAL + 0.5))
     await hass.async_block_till_done(wait_background_tasks=True)
-
-
-@pytest.fixture
-async def seeder(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBittorrentInstance]:
-    """A second qbittorrent-nox on loopback: the one peer that has a torrent's data."""
-    instance = await start_instance(tmp_path / "seeder")
-    try:
-        yield instance
-    finally:
-        await close_instance(instance)
-
-
-async def seed(hass: HomeAssistant, seeder: QBittorrentInstance, tmp_path: Path, name: str) -> LocalTorrent:
-    """Make a torrent and let the seeder share it."""
-    torrent = make_local_torrent(tmp_path / "seeded", name, size=1024 * 1024)
-    await hass.async_add_executor_job(
-        lambda: seeder.api().torrents_add(
-            torrent_files={f"{name}.torrent": torrent.torrent_bytes}, save_path=str(tmp_path / "seeded")
-        )
-    )
-    await wait_for_torrent(hass, seeder, torrent.info_hash, is_done, what="seeding")
-    return torrent
-
-
-async def introduce(
-    hass: HomeAssistant, qbittorrent: QBittorrentInstance, seeder: QBittorrentInstance, info_hash: str
-) -> None:
-    """Tell our qBittorrent where the seeder is (peer discovery is off on the rig: no DHT, no trackers)."""
-    await hass.async_add_executor_job(
-        lambda: qbittorrent.api().torrents_add_peers(
-            torrent_hashes=info_hash, peers=f"127.0.0.1:{seeder.bt_port}"
-        )
-    )
 
 
 async def test_completion_within_one_busy_poll_after_our_add(

@@ -19,7 +19,7 @@ from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.util import dt as dt_util
 
-from .helpers import wait_for_torrent, wait_until
+from .helpers import introduce, seed, wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
@@ -181,7 +181,7 @@ async def test_device_follows_the_download_name(
     await poll(hass)
     assert download_device(hass, entry, info_hash).name == "Elephants Dream"
     assert hass.states.get(download_entity_id(hass, entry, info_hash, "state")).state == "metadata"
-    assert hass.states.get(download_entity_id(hass, entry, info_hash, "size")).state == STATE_UNKNOWN
+    assert download_entity_id(hass, entry, info_hash, "size") is None  # made once the size is known
 
     await hass.async_add_executor_job(
         lambda: qbittorrent.api().torrents_rename(
@@ -391,3 +391,27 @@ def test_size_unit_follows_the_size(size: int | None, unit: str, precision: int)
         download_speed=0,
     )
     assert size_display(download) == (unit, precision)
+
+
+async def test_a_magnets_size_sensor_waits_for_its_metadata(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
+    setup_integration: MockConfigEntry,
+    tmp_path: Path,
+) -> None:
+    """Its unit is chosen from the size, so the sensor is made when the size is known: kB, not "0.00 GB"."""
+    entry = setup_integration
+    torrent = await seed(hass, seeder, tmp_path, "Big.Buck.Bunny.Trailer.mkv", size=512 * 1024)
+    await hass.async_add_executor_job(lambda: qbittorrent.api().torrents_add(urls=torrent.magnet))
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "metaDL")
+    await poll(hass)
+    assert download_entity_id(hass, entry, torrent.info_hash, "state") is not None
+    assert download_entity_id(hass, entry, torrent.info_hash, "size") is None
+
+    await introduce(hass, qbittorrent, seeder, torrent.info_hash)
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["size"] > 0, what="its metadata")
+    await poll(hass)
+    size = hass.states.get(download_entity_id(hass, entry, torrent.info_hash, "size"))
+    assert size.attributes["unit_of_measurement"] == "kB"
+    assert float(size.state) == pytest.approx(512 * 1024 / 1e3)

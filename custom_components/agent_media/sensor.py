@@ -60,14 +60,15 @@ class DownloadSensorEntityDescription(SensorEntityDescription):
 
     value_fn: Callable[[DownloadView], StateType]
     display_fn: Callable[[DownloadView], tuple[str, int]] | None = None
+    made_when: Callable[[DownloadView], bool] = lambda _download: True  # the sensor waits for this
 
 
 def size_display(download: DownloadView) -> tuple[str, int]:
     """Return the unit and precision a download's size reads best in: "524 kB", "700.0 MB", "8.25 GB".
 
     Home Assistant fixes a sensor's suggested unit when it registers the sensor, and stock cards show the
-    state as it is, so the unit is chosen from the size known then: a .torrent's at once; a magnet's only
-    once its metadata arrives, so gigabytes, what films and episodes mostly weigh.
+    state as it is, so the unit is chosen from the size known then: the size sensor is made once the size is
+    known (a .torrent's at once, a magnet's when its metadata arrives).
     """
     size = download.size
     if size is not None and size < MEGABYTE:
@@ -149,6 +150,7 @@ DOWNLOAD_SENSORS: tuple[DownloadSensorEntityDescription, ...] = (
         device_class=SensorDeviceClass.DATA_SIZE,
         native_unit_of_measurement=UnitOfInformation.BYTES,
         display_fn=size_display,
+        made_when=lambda download: download.size is not None,
         value_fn=lambda download: download.size,
     ),
 )
@@ -166,6 +168,7 @@ async def async_setup_entry(
     async_add_entities(WantedSensor(entry, description) for description in WANTED_SENSORS)
 
     shown: dict[str, str] = {}  # hash → device name (label), of downloads that have entities
+    made: dict[str, set[str]] = {}  # hash → keys of its sensors made so far
 
     @callback
     def async_sync_download_entities() -> None:
@@ -175,15 +178,20 @@ async def async_setup_entry(
         if gone:
             for info_hash in gone:
                 del shown[info_hash]
+                made.pop(info_hash, None)
             async_remove_download_devices(hass, entry, keep=set(downloads))
         _async_rename_devices(hass, entry, shown, downloads)
-        if new:
-            shown.update((download.info_hash, download.label) for download in new)
-            async_add_entities(
-                DownloadSensor(coordinator, download, description)
-                for download in new
-                for description in DOWNLOAD_SENSORS
-            )
+        shown.update((download.info_hash, download.label) for download in new)
+        sensors = [
+            DownloadSensor(coordinator, download, description)
+            for info_hash, download in downloads.items()
+            for description in DOWNLOAD_SENSORS
+            if description.key not in made.setdefault(info_hash, set()) and description.made_when(download)
+        ]
+        for sensor in sensors:
+            made[sensor.info_hash].add(sensor.entity_description.key)
+        if sensors:
+            async_add_entities(sensors)
 
     async_remove_download_devices(hass, entry, keep=set(coordinator.data.downloads))  # left by a restart
     async_sync_download_entities()
