@@ -159,9 +159,13 @@ async def test_held_for_its_safety_check_across_a_restart(
     # While Home Assistant is away the peer shows up: the file list arrives and the stop condition holds it.
     await introduce(hass, qbittorrent, seeder, torrent.info_hash)
     held = await wait_for_torrent(
-        hass, qbittorrent, torrent.info_hash, lambda t: t["size"] > 0 and t["progress"] == 0, what="held"
+        hass,
+        qbittorrent,
+        torrent.info_hash,
+        lambda t: t["size"] > 0 and t["state"] in PAUSED_STATES,
+        what="held",
     )
-    assert held["state"] in ("pausedDL", "stoppedDL")
+    assert held["progress"] == 0  # the stop condition held it: nothing downloaded unchecked
 
     assert await hass.config_entries.async_setup(config_entry.entry_id)
     await hass.async_block_till_done()
