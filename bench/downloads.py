@@ -218,7 +218,7 @@ async def bench_stalled(
         return bool(tracker.active)
 
     def after(tracker: TorrentTracker) -> bool:
-        return tracker.moving(stalled_timeout)
+        return tracker.moving(tracker.stuck(stalled_timeout))
 
     results: dict[str, dict[str, float]] = {}
     _, idle_cpu = await phase(pid, 1, window)  # no polls: what the stalled magnets cost qBittorrent anyway

@@ -97,6 +97,11 @@ def last_results(memory: AgentMediaMemory, requester_key: str = SYSTEM_KEY) -> l
     return search["results"] if search else []
 
 
+def is_done(torrent: dict[str, Any]) -> bool:
+    """Whether qBittorrent has every byte of the torrent and is not checking it."""
+    return torrent["progress"] == 1 and not str(torrent["state"]).startswith("checking")
+
+
 async def seed(
     hass: HomeAssistant, seeder: QBittorrentInstance, tmp_path: Path, name: str, *, size: int = 1024 * 1024
 ) -> LocalTorrent:
@@ -111,7 +116,7 @@ async def seed(
         hass,
         seeder,
         torrent.info_hash,
-        lambda found: found["progress"] == 1 and not str(found["state"]).startswith("checking"),
+        is_done,
         what="seeding",
     )
     return torrent

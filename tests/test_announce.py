@@ -15,9 +15,9 @@ from custom_components.agent_media.const import CONF_ANNOUNCE_COMPLETIONS, CONF_
 from custom_components.agent_media.downloads import async_add_download
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 
-from .helpers import wait_for_torrent
+from .helpers import is_done, wait_for_torrent
 from .rig.torrents import make_local_torrent
-from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, is_done, poll
+from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, poll
 
 if TYPE_CHECKING:
     from pathlib import Path

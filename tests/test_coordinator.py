@@ -337,15 +337,17 @@ def test_no_progress_clock_and_stuck_torrents() -> None:
     queued = torrent(state="queuedDL")
     tracker.apply(snapshot(1, {HASH_A: magnet, HASH_B: torrent(), HASH_C: queued}), now=100.0)
     assert tracker.stuck(30, now=129.0) == set()
-    assert tracker.moving(30, now=129.0)
+    assert tracker.moving(tracker.stuck(30, now=129.0))
 
     # B gains data at 120 s; a snapshot repeating A's unchanged fields is no progress.
     tracker.apply({"rid": 2, "torrents": {HASH_B: {"progress": 0.5, "amount_left": 2048}}}, now=120.0)
     tracker.apply(snapshot(3, {HASH_A: magnet, HASH_B: tracker.torrents[HASH_B], HASH_C: queued}), now=125.0)
     assert tracker.stuck(30, now=131.0) == {HASH_A}
-    assert tracker.moving(30, now=131.0)
+    assert tracker.moving(tracker.stuck(30, now=131.0))
     assert tracker.stuck(30, now=151.0) == {HASH_A, HASH_B}
-    assert not tracker.moving(30, now=151.0)  # the queued one waits its turn: nothing to poll fast for
+    assert not tracker.moving(
+        tracker.stuck(30, now=151.0)
+    )  # the queued one waits its turn: nothing to poll fast for
 
     # Metadata arriving is progress.
     tracker.apply({"rid": 4, "torrents": {HASH_A: {"size": 4096, "state": "downloading"}}}, now=160.0)

@@ -26,7 +26,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import STATE_UNAVAILABLE
 from homeassistant.util import dt as dt_util
 
-from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import is_done, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
@@ -54,10 +54,6 @@ async def poll(hass: HomeAssistant) -> None:
     """Let the coordinator poll once, by moving time past its longest interval."""
     async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
     await hass.async_block_till_done(wait_background_tasks=True)
-
-
-def is_done(torrent: dict[str, Any]) -> bool:
-    return torrent["progress"] == 1 and not str(torrent["state"]).startswith("checking")
 
 
 async def add_waiting_download(

@@ -33,10 +33,10 @@ from custom_components.agent_media.downloads import (
 )
 from homeassistant.util import dt as dt_util
 
-from .helpers import introduce, seed, wait_for_torrent, wait_until
+from .helpers import introduce, is_done, seed, wait_for_torrent, wait_until
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import make_local_torrent
-from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, finish_download, is_done
+from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, finish_download
 
 if TYPE_CHECKING:
     from pathlib import Path

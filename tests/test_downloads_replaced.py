@@ -25,11 +25,10 @@ from custom_components.agent_media.const import (
 from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.memory import title_key
 
-from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import is_done, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.knaben_server import _hit, synthetic_hash
 from .rig.torrents import make_local_torrent
 from .test_conversation import speech
-from .test_coordinator_qbittorrent import is_done
 from .test_downloads_on_time import busy_poll
 from .test_household import SATELLITE, ask
 

@@ -373,12 +373,12 @@ class TorrentTracker:
             and self.torrents[info_hash].get("state") not in WAITING_TURN_STATES
         }
 
-    def moving(self, stuck_after: float, now: float | None = None) -> bool:
-        """Whether a torrent downloads or is checked, and is not stuck: the fast polling is for those only.
+    def moving(self, stuck: Collection[str]) -> bool:
+        """Whether a torrent downloads or is checked, and is not `stuck`: the fast polling is for those only.
 
         Queued ones wait for another to finish or stop, which the polling sees first.
         """
-        return bool(self.active) and bool(self.active - self.queued - self.stuck(stuck_after, now))
+        return bool(self.active - self.queued - set(stuck))
 
     def _forget(self, info_hash: str) -> None:
         self.torrents.pop(info_hash, None)
@@ -572,9 +572,11 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self._memory.downloads.set_incomplete(self._tracker.incomplete)
 
         now = time.monotonic()
+        # With replacement off, stuck torrents still stop the fast polling, after the default timeout.
+        stuck = self._tracker.stuck(self._stalled_timeout or DEFAULT_STALLED_TIMEOUT, now)
         if self._stalled_timeout > 0:
-            self._start_replacements(now)
-        if self._is_busy(now):
+            self._start_replacements(stuck, now)
+        if self._is_busy(stuck, now):
             self.update_interval = min(
                 max(self._busy_interval, timedelta(seconds=(now - started) * POLL_TIME_SHARE)),
                 self._idle_interval,
@@ -583,17 +585,17 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             self.update_interval = self._idle_interval
         return self._build_data()
 
-    def _is_busy(self, now: float) -> bool:
+    def _is_busy(self, stuck: set[str], now: float) -> bool:
         """Whether to poll fast: something moves, or one of ours was just started; stuck ones do not count."""
         tracker = self._tracker
         for info_hash, deadline in list(self._starting.items()):
             if deadline <= now or info_hash in tracker.complete:
                 del self._starting[info_hash]
-        return bool(self._starting) or tracker.moving(self._stalled_timeout or DEFAULT_STALLED_TIMEOUT, now)
+        return bool(self._starting) or tracker.moving(stuck)
 
-    def _start_replacements(self, now: float) -> None:
+    def _start_replacements(self, stuck: set[str], now: float) -> None:
         """Hand each dead download of ours to a replacement, in the background (it searches and adds)."""
-        for info_hash, reason in self._stalled_downloads(now):
+        for info_hash, reason in self._stalled_downloads(stuck, now):
             self._replacing[info_hash] = now + REPLACEMENT_RETRY
             self.config_entry.async_create_background_task(
                 self.hass,
@@ -601,13 +603,13 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
                 f"{DOMAIN} replace {info_hash}",
             )
 
-    def _stalled_downloads(self, now: float) -> list[tuple[str, str]]:
+    def _stalled_downloads(self, stuck: set[str], now: float) -> list[tuple[str, str]]:
         """Return our recorded downloads stuck for the stalled timeout, with why (no metadata or progress)."""
         found = []
         for info_hash, retry_at in list(self._replacing.items()):
             if retry_at <= now:
                 del self._replacing[info_hash]
-        for info_hash in self._tracker.stuck(self._stalled_timeout, now) & self._agent_hashes:
+        for info_hash in stuck & self._agent_hashes:
             if info_hash in self._replacing:
                 continue
             record = self._memory.downloads.get(info_hash) or {}

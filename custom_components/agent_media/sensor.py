@@ -182,14 +182,13 @@ async def async_setup_entry(
             async_remove_download_devices(hass, entry, keep=set(downloads))
         _async_rename_devices(hass, entry, shown, downloads)
         shown.update((download.info_hash, download.label) for download in new)
-        sensors = [
-            DownloadSensor(coordinator, download, description)
-            for info_hash, download in downloads.items()
-            for description in DOWNLOAD_SENSORS
-            if description.key not in made.setdefault(info_hash, set()) and description.made_when(download)
-        ]
-        for sensor in sensors:
-            made[sensor.info_hash].add(sensor.entity_description.key)
+        sensors = []
+        for info_hash, download in downloads.items():
+            keys = made.setdefault(info_hash, set())
+            for description in DOWNLOAD_SENSORS:
+                if description.key not in keys and description.made_when(download):
+                    keys.add(description.key)
+                    sensors.append(DownloadSensor(coordinator, download, description))
         if sensors:
             async_add_entities(sensors)
 
