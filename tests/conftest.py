@@ -6,6 +6,8 @@ The rig fixtures request ``socket_enabled``: the harness blocks sockets by defau
 
 from __future__ import annotations
 
+import asyncio
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -31,12 +33,20 @@ from homeassistant.setup import async_setup_component
 
 from .rig.knaben_server import KnabenServer
 from .rig.llm_server import ScriptedLLMServer
-from .rig.qbittorrent import PASSWORD, USERNAME, QBittorrentInstance, close_instance, start_instance
+from .rig.qbittorrent import (
+    DEFAULT_SETUP,
+    PASSWORD,
+    USERNAME,
+    QBittorrentInstance,
+    QBittorrentSetup,
+    close_instance,
+    start_instance,
+)
 from .rig.tmdb_server import TMDBServer
 from .rig.torznab_server import TorznabServer
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Iterator
     from pathlib import Path
 
     from syrupy.assertion import SnapshotAssertion
@@ -58,24 +68,71 @@ def snapshot(snapshot: SnapshotAssertion) -> SnapshotAssertion:
     return snapshot.use_extension(HomeAssistantSnapshotExtension)
 
 
+type QBittorrentPool = dict[tuple[str, QBittorrentSetup], QBittorrentInstance]
+
+
+@pytest.fixture(scope="module")
+def qbittorrent_pool() -> Iterator[QBittorrentPool]:
+    """The qbittorrent-nox instances one test module shares: one per role and set-up, started on first use."""
+    pool: QBittorrentPool = {}
+    yield pool
+    for instance in pool.values():
+        # The tests' event loops are gone by now: stop them from a loop of our own, in a thread of its own.
+        with ThreadPoolExecutor(1) as executor:
+            executor.submit(asyncio.run, close_instance(instance)).result()
+
+
 @pytest.fixture
-async def qbittorrent(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBittorrentInstance]:
-    """A real qbittorrent-nox on loopback with its own profile; stopped after the test."""
-    instance = await start_instance(tmp_path)
+def qbittorrent_setup(request: pytest.FixtureRequest) -> QBittorrentSetup:
+    """How qBittorrent is set up: `DEFAULT_SETUP`, or what the test parametrizes (rig.qbittorrent.SETUPS)."""
+    return getattr(request, "param", DEFAULT_SETUP)
+
+
+async def _shared_instance(
+    pool: QBittorrentPool, role: str, setup: QBittorrentSetup, base: Path
+) -> AsyncIterator[QBittorrentInstance]:
+    """Lend the pool's instance for `role` and `setup` to one test, and clean what the test left after it.
+
+    One the test could not hand back clean (its password changed, say) is stopped: the next gets a new one.
+    """
+    key = (role, setup)
+    if (instance := pool.get(key)) is None:
+        instance = pool[key] = await start_instance(base, setup)
+    await instance.start()  # a test before may have stopped it
     try:
         yield instance
     finally:
-        await close_instance(instance)
+        try:
+            await instance.start()
+            await asyncio.to_thread(instance.reset)
+        except Exception:  # noqa: BLE001 - whatever went wrong, a fresh instance serves the next test
+            del pool[key]
+            await close_instance(instance)
 
 
 @pytest.fixture
-async def seeder(socket_enabled: None, tmp_path: Path) -> AsyncIterator[QBittorrentInstance]:
+async def qbittorrent(
+    socket_enabled: None,
+    qbittorrent_pool: QBittorrentPool,
+    qbittorrent_setup: QBittorrentSetup,
+    tmp_path_factory: pytest.TempPathFactory,
+) -> AsyncIterator[QBittorrentInstance]:
+    """A real qbittorrent-nox on loopback, its own profile, shared by a module's tests, emptied after each."""
+    async for instance in _shared_instance(
+        qbittorrent_pool, "qbittorrent", qbittorrent_setup, tmp_path_factory.mktemp("qbittorrent")
+    ):
+        yield instance
+
+
+@pytest.fixture
+async def seeder(
+    socket_enabled: None, qbittorrent_pool: QBittorrentPool, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[QBittorrentInstance]:
     """A second qbittorrent-nox on loopback: the one peer that has a torrent's data (see helpers.seed)."""
-    instance = await start_instance(tmp_path / "seeder")
-    try:
+    async for instance in _shared_instance(
+        qbittorrent_pool, "seeder", DEFAULT_SETUP, tmp_path_factory.mktemp("seeder")
+    ):
         yield instance
-    finally:
-        await close_instance(instance)
 
 
 @pytest.fixture

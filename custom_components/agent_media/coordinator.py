@@ -42,7 +42,7 @@ from .const import (
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
 )
-from .downloads import SAFETY_EXISTING, async_adopt_interrupted_add, is_tagged_ours
+from .downloads import async_adopt_interrupted_add, is_ours, is_tagged_ours
 from .library import async_organize_completed, should_organize
 from .release import parse_release
 from .replacement import async_replace_stalled
@@ -91,7 +91,9 @@ ETA_INFINITE: Final = 8_640_000  # qBittorrent's "no estimate"
 # Fields whose change means a torrent moved on (size: its metadata arrived).
 PROGRESS_FIELDS: Final = ("amount_left", "progress", "size")
 # Incomplete torrents that make no progress by design for now: never stuck.
-WAITING_TURN_STATES: Final = frozenset({"queuedDL", "moving", *CHECKING_STATES})
+WAITING_TURN_STATES: Final = frozenset({"queuedDL", "moving", "allocating", *CHECKING_STATES})
+# Not running, or waiting for their turn; the paused ones include those held by a stop condition.
+WAITING_STATES: Final = WAITING_TURN_STATES | PAUSED_STATES
 # Media fields of an agent-recorded download that go into the completion event (docs/architecture.md).
 COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type", "poster_path")
 # Characters of a download's name on dashboards: device names make entity ids, and cards cut long names off.
@@ -306,6 +308,13 @@ class TorrentTracker:
             progressed = previous is None or any(
                 key in fields and (not snapshot or fields[key] != previous.get(key))
                 for key in PROGRESS_FIELDS
+            )
+            # Starting again (after a pause, its turn in the queue, a check or a move) restarts the clock:
+            # the time spent waiting was not time without progress.
+            progressed |= (
+                previous is not None
+                and previous.get("state") in WAITING_STATES
+                and fields.get("state", previous.get("state")) not in WAITING_STATES
             )
             if snapshot or previous is None:
                 torrent = self.torrents[info_hash] = fields
@@ -563,7 +572,9 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             ) from err
         for info_hash in completed:
             self._async_completed(info_hash)
-        for info_hash in self._interrupted_adds():
+        # What acts through the entry's runtime data waits for the second poll: setup sets it after the first.
+        set_up = self.data is not None
+        for info_hash in self._interrupted_adds() if set_up else ():
             self._adopted.add(info_hash)
             name = str(self._tracker.torrents[info_hash].get("name") or info_hash)
             async_adopt_interrupted_add(self.hass, self.config_entry, info_hash, name)
@@ -574,8 +585,8 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         now = time.monotonic()
         # With replacement off, stuck torrents still stop the fast polling, after the default timeout.
         stuck = self._tracker.stuck(self._stalled_timeout or DEFAULT_STALLED_TIMEOUT, now)
-        if self._stalled_timeout > 0:
-            self._start_replacements(stuck, now)
+        if set_up:
+            self._start_replacements(stuck if self._stalled_timeout > 0 else set(), now)
         if self._is_busy(stuck, now):
             self.update_interval = min(
                 max(self._busy_interval, timedelta(seconds=(now - started) * POLL_TIME_SHARE)),
@@ -586,12 +597,15 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         return self._build_data()
 
     def _is_busy(self, stuck: set[str], now: float) -> bool:
-        """Whether to poll fast: something moves, or one of ours was just started; stuck ones do not count."""
+        """Whether to poll fast: something moves, one of ours was just started or is being replaced.
+
+        Stuck ones do not count.
+        """
         tracker = self._tracker
         for info_hash, deadline in list(self._starting.items()):
             if deadline <= now or info_hash in tracker.complete:
                 del self._starting[info_hash]
-        return bool(self._starting) or tracker.moving(stuck)
+        return bool(self._starting) or tracker.moving(stuck) or bool(self._memory.downloads.being_replaced())
 
     def _start_replacements(self, stuck: set[str], now: float) -> None:
         """Hand each dead download of ours to a replacement, in the background (it searches and adds)."""
@@ -604,18 +618,20 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             )
 
     def _stalled_downloads(self, stuck: set[str], now: float) -> list[tuple[str, str]]:
-        """Return our recorded downloads stuck for the stalled timeout, with why (no metadata or progress)."""
-        found = []
+        """Return our recorded downloads stuck for the stalled timeout, with why (no metadata or progress).
+
+        Replacements decided but not finished (their removal failed, or a restart cut them short) come too.
+        """
         for info_hash, retry_at in list(self._replacing.items()):
             if retry_at <= now:
                 del self._replacing[info_hash]
-        for info_hash in stuck & self._agent_hashes:
-            if info_hash in self._replacing:
-                continue
-            record = self._memory.downloads.get(info_hash) or {}
-            if record.get("safety") == SAFETY_EXISTING:
-                continue  # someone else's torrent that was asked for again: not ours to remove
-            has_metadata = _number(self._tracker.torrents[info_hash].get("size")) > 0
+        unfinished = self._memory.downloads.being_replaced() - self._replacing.keys()
+        found = [(info_hash, "") for info_hash in unfinished]  # the reason was stored with the decision
+        for info_hash in stuck & self._agent_hashes - self._replacing.keys() - unfinished:
+            torrent = self._tracker.torrents[info_hash]
+            if not is_ours(torrent, self._memory.downloads.get(info_hash)):
+                continue  # someone else's torrent that was asked for again: not ours to replace
+            has_metadata = _number(torrent.get("size")) > 0
             found.append((info_hash, REASON_NO_PROGRESS if has_metadata else REASON_NO_METADATA))
         return found
 

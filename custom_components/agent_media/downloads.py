@@ -240,6 +240,15 @@ def is_tagged_ours(torrent: Mapping[str, Any]) -> bool:
     return TORRENT_TAG in torrent_tags(torrent)
 
 
+def is_ours(torrent: Mapping[str, Any], record: Mapping[str, Any] | None) -> bool:
+    """Return whether Agent Media added this torrent: tagged at our add, not someone's asked for again.
+
+    A record alone proves nothing: a torrent qBittorrent already had is recorded too (for its completion
+    news), and stays its owner's.
+    """
+    return is_tagged_ours(torrent) and (record or {}).get("safety") != SAFETY_EXISTING
+
+
 async def _async_existing(
     qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None
 ) -> dict[str, Any] | None:

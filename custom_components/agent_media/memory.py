@@ -180,6 +180,11 @@ CONVERSATION_SCHEMA: Final = vol.Schema(
     },
     extra=vol.REMOVE_EXTRA,
 )
+# A dead download on its way out: replaced by `hash` (None: nothing acceptable was left), not removed yet.
+REPLACEMENT_SCHEMA: Final = vol.Schema(
+    {vol.Required("reason"): _TEXT, vol.Optional("hash"): _OPT_TEXT, vol.Optional("name"): _OPT_TEXT},
+    extra=vol.REMOVE_EXTRA,
+)
 DOWNLOAD_SCHEMA: Final = vol.Schema(
     {
         vol.Required("name"): _TEXT,
@@ -190,6 +195,8 @@ DOWNLOAD_SCHEMA: Final = vol.Schema(
         vol.Optional("media"): _OPT_MEDIA,
         vol.Optional("requester"): _OPT_TEXT,
         vol.Optional("conversation_id"): _OPT_TEXT,
+        vol.Optional("replacements"): _INT,  # dead releases of its title this one follows
+        vol.Optional("replacement"): REPLACEMENT_SCHEMA,
     },
     extra=vol.REMOVE_EXTRA,
 )
@@ -858,6 +865,10 @@ class DownloadsSection(_Section):
     def hashes(self) -> set[str]:
         """Return the infohashes of the recorded downloads (no copy of the records: polled often)."""
         return set(self._data["records"])
+
+    def being_replaced(self) -> set[str]:
+        """Return the dead downloads whose replacement is decided but whose removal is not done yet."""
+        return {info_hash for info_hash, record in self._data["records"].items() if "replacement" in record}
 
     def records(self) -> dict[str, dict[str, Any]]:
         """Return the recorded downloads by infohash."""

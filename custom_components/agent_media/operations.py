@@ -38,7 +38,7 @@ from .downloads import (
     SOURCE_SERVICE,
     DangerousTorrentError,
     async_add_download,
-    is_tagged_ours,
+    is_ours,
 )
 from .errors import ErrorCode, OperationError, from_client_error, from_failure
 from .memory import (
@@ -1077,8 +1077,8 @@ class MediaOperations:
         return info_hash, present[0]
 
     def is_ours(self, info_hash: str, torrent: Mapping[str, Any]) -> bool:
-        """Return whether Agent Media added this torrent (recorded, or tagged by us)."""
-        return is_tagged_ours(torrent) or self.memory.downloads.get(info_hash) is not None
+        """Return whether Agent Media added this torrent (`downloads.is_ours`)."""
+        return is_ours(torrent, self.memory.downloads.get(info_hash))
 
     async def async_control(
         self, requester: Requester, action: str, value: str, *, delete_files: bool = False

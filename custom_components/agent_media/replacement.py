@@ -2,9 +2,15 @@
 
 The coordinator notices (`TorrentTracker.stuck`) and hands the hash here. The dead release is blocklisted for
 its title, the next acceptable release is looked for and added (same folder, same media identity, same
-requester), and only then is the dead torrent removed with its incomplete data: when the search services are
-down nothing is lost, the coordinator tries again later. With nothing acceptable left, the title goes on the
-wanted list. Either way the household hears of it: a bus event and the news of the next turn.
+requester), and only then is the dead torrent removed: when the search services are down nothing is lost, the
+coordinator tries again later. A title is replaced `MAX_REPLACEMENTS` times in a row at most; with nothing
+acceptable left, or after that, the title goes on the wanted list. Either way the household hears of it: a
+bus event and the news of the next turn.
+
+What was decided is stored on the dead download's record before it is removed, and the record is dropped only
+once the removal succeeded: a replacement cut short (Home Assistant stopping, qBittorrent away) is finished
+by the coordinator later, after a restart too. Only a torrent of ours is removed, and its files are deleted
+only when no other torrent's content shares them.
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .clients.errors import AgentMediaClientError
 from .const import EVENT_DOWNLOAD_FAILED, EVENT_DOWNLOAD_REPLACED, LOGGER
+from .downloads import is_ours
 from .errors import OperationError
 from .memory import title_key
 from .operations import AddedDownload, MediaOperations
@@ -25,6 +32,7 @@ if TYPE_CHECKING:
 
     from homeassistant.core import HomeAssistant
 
+    from .clients.qbittorrent import QBittorrentClient
     from .data import AgentMediaConfigEntry
 
 BACKGROUND_EVENT_REPLACED: Final = "download_replaced"
@@ -32,6 +40,8 @@ BACKGROUND_EVENT_FAILED: Final = "download_failed"
 WANTED_REASON_REPLACED: Final = "replaced"
 # The media fields the replaced and failed events carry, when known.
 EVENT_MEDIA_KEYS: Final = ("title", "year")
+# Dead releases of one title replaced in a row; when the last replacement dies too, the title is wanted.
+MAX_REPLACEMENTS: Final = 3
 
 
 def episode_of(name: str, media: Mapping[str, Any]) -> tuple[int | None, int | None]:
@@ -59,36 +69,57 @@ def _event(entry_id: str, info_hash: str, name: str, reason: str, media: Mapping
 async def async_replace_stalled(
     hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, reason: str
 ) -> None:
-    """Replace one dead download of ours, or put its title on the wanted list; tell it either way."""
-    data = entry.runtime_data
-    memory = data.memory
+    """Replace one dead download of ours, or put its title on the wanted list; tell it either way.
+
+    Also finishes a replacement decided before (its record says so): the dead one is removed, then told.
+    """
+    memory = entry.runtime_data.memory
     record = memory.downloads.get(info_hash)
     if record is None:
         return  # finished or removed meanwhile
+    if "replacement" not in record:
+        if not await _async_decide(hass, entry, info_hash, record, reason):
+            return
+        await memory.async_flush()  # what was decided survives a restart before the removal
+        record = memory.downloads.get(info_hash)
+        if record is None:
+            return
+    await _async_finish(hass, entry, info_hash, record)
+
+
+async def _async_decide(
+    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, record: Mapping[str, Any], reason: str
+) -> bool:
+    """Add the replacement (or make the title wanted) and note it on the dead one's record; False: not now."""
+    memory = entry.runtime_data.memory
     name = str(record.get("name") or info_hash)
     media: dict[str, Any] = dict(record.get("media") or {})
-    operations = MediaOperations(hass, entry)
     replacement: AddedDownload | None = None
     if media:
+        operations = MediaOperations(hass, entry)
         season, episode = episode_of(name, media)
-        key = title_key(media, season, episode)
-        memory.wanted.block(key, info_hash, name)
-        try:
-            outcome = await operations.async_acquire(
-                SYSTEM, media, season=season, episode=episode, save_path=record.get("save_path")
-            )
-        except OperationError as err:
-            LOGGER.info("Cannot replace the stalled download %s for now: %s", clip(name, MAX_NAME), err.code)
-            return  # the services are down: the dead one stays, the coordinator tries again later
-        if isinstance(outcome, AddedDownload):
-            replacement = outcome
-            # The new one belongs to whoever asked for the old one (where its completion is announced).
-            memory.downloads.update(
-                outcome.info_hash,
-                requester=record.get("requester"),
-                conversation_id=record.get("conversation_id"),
-            )
-        else:
+        memory.wanted.block(title_key(media, season, episode), info_hash, name)
+        replacements = int(record.get("replacements") or 0)
+        if replacements < MAX_REPLACEMENTS:
+            try:
+                outcome = await operations.async_acquire(
+                    SYSTEM, media, season=season, episode=episode, save_path=record.get("save_path")
+                )
+            except OperationError as err:
+                LOGGER.info(
+                    "Cannot replace the stalled download %s for now: %s", clip(name, MAX_NAME), err.code
+                )
+                return False  # the services are down: the dead one stays, the coordinator tries again later
+            if isinstance(outcome, AddedDownload):
+                replacement = outcome
+                # The new one belongs to whoever asked for the old one (where its completion is announced).
+                memory.downloads.update(
+                    outcome.info_hash,
+                    requester=record.get("requester"),
+                    conversation_id=record.get("conversation_id"),
+                    replacements=replacements + 1,
+                )
+        if replacement is None:
             operations.add_wanted(
                 SYSTEM,
                 media,
@@ -97,15 +128,36 @@ async def async_replace_stalled(
                 save_path=record.get("save_path"),
                 reason=WANTED_REASON_REPLACED,
             )
+    memory.downloads.update(
+        info_hash,
+        replacement={
+            "reason": reason,
+            "hash": replacement.info_hash if replacement else None,
+            "name": replacement.name if replacement else None,
+        },
+    )
+    return True
 
-    memory.downloads.pop(info_hash)
+
+async def _async_finish(
+    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, record: Mapping[str, Any]
+) -> None:
+    """Remove the dead download, then forget it and tell what replaced it (or that nothing did)."""
+    memory = entry.runtime_data.memory
+    name = str(record.get("name") or info_hash)
     try:
-        await data.qbittorrent.async_remove([info_hash], delete_files=True)  # incomplete data only
+        await async_remove_dead(entry.runtime_data.qbittorrent, info_hash, record)
     except AgentMediaClientError as err:
         LOGGER.warning("Could not remove the stalled download %s: %s", clip(name, MAX_NAME), err.detail)
+        return  # still recorded, with what was decided: the coordinator tries again
+    memory.downloads.pop(info_hash)
 
-    if replacement is not None:
-        payload = _event(entry.entry_id, replacement.info_hash, replacement.name, reason, media)
+    decided: Mapping[str, Any] = record["replacement"]
+    media: Mapping[str, Any] = record.get("media") or {}
+    reason = str(decided["reason"])
+    if decided.get("hash"):
+        new_hash = str(decided["hash"])
+        payload = _event(entry.entry_id, new_hash, str(decided.get("name") or new_hash), reason, media)
         payload["replaced_hash"] = info_hash
         LOGGER.info("Replaced the stalled download %s by %s", clip(name, MAX_NAME), payload["name"])
         memory.journal.add_event(BACKGROUND_EVENT_REPLACED, payload)
@@ -115,3 +167,52 @@ async def async_replace_stalled(
     LOGGER.info("No acceptable release left for the stalled download %s", payload["name"])
     memory.journal.add_event(BACKGROUND_EVENT_FAILED, payload)
     hass.bus.async_fire(EVENT_DOWNLOAD_FAILED, payload)
+
+
+def _normalized(path: str) -> str:
+    """Return a path comparable with another (qBittorrent may run on Windows; case is ignored there)."""
+    return path.replace("\\", "/").rstrip("/").casefold()
+
+
+def _is_within(path: str, others: set[str]) -> bool:
+    """Return whether `path` (normalised) is one of `others` or lies inside one of them."""
+    while path:
+        if path in others:
+            return True
+        path = path.rpartition("/")[0]
+    return False
+
+
+async def async_remove_dead(
+    qbittorrent: QBittorrentClient, info_hash: str, record: Mapping[str, Any] | None
+) -> None:
+    """Remove a dead download if it is ours; delete its files only when no other torrent's content has them.
+
+    Someone else's torrent is left as it is. A torrent of ours whose files another torrent holds too (the
+    same name in the same folder, say a household's finished film) is removed without its files.
+    """
+    torrents = await qbittorrent.async_torrents()
+    torrent = next((item for item in torrents if str(item.get("hash", "")).lower() == info_hash), None)
+    if torrent is None:
+        return  # removed meanwhile
+    name = clip(str(torrent.get("name")), MAX_NAME)
+    if not is_ours(torrent, record):
+        LOGGER.warning("Left %s in qBittorrent: Agent Media did not add it", name)
+        return
+    # Where its files are, and where qBittorrent looked for them at the add: with an incomplete-files folder,
+    # a file of the same name found in the save folder (someone else's) is moved there and used.
+    folders = {str(torrent.get(key)) for key in ("save_path", "download_path") if torrent.get(key)}
+    own = [
+        _normalized(f"{folder}/{item.get('name')}")
+        for item in await qbittorrent.async_files(info_hash)
+        for folder in folders
+    ]
+    others = {
+        _normalized(str(item["content_path"]))
+        for item in torrents
+        if item is not torrent and item.get("content_path")
+    }
+    shared = any(_is_within(path, others) for path in own)
+    if shared:
+        LOGGER.warning("Removing %s without its files: another torrent holds them too", name)
+    await qbittorrent.async_remove([info_hash], delete_files=not shared)

@@ -21,7 +21,7 @@ from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN
 from .coordinator import ETA_INFINITE, PAUSED_STATES, download_state, is_complete
-from .downloads import SOURCE_SERVICE, TORRENT_TAG, torrent_tags
+from .downloads import SOURCE_SERVICE, is_ours, torrent_tags
 from .errors import OperationError
 from .memory import CLEAR_SCOPES
 from .operations import PERMISSION_DENIED, MediaOperations, strict_index
@@ -255,7 +255,7 @@ def describe_torrent(torrent: dict[str, Any], record: dict[str, Any] | None) -> 
         "tags": tags,
         "added_on": _timestamp(torrent.get("added_on")),
         "completed_on": _timestamp(torrent.get("completion_on")),
-        "added_by_agent_media": TORRENT_TAG in tags or record is not None,
+        "added_by_agent_media": is_ours(torrent, record),
     }
     if record is not None and isinstance(media := record.get("media"), dict):
         description["media"] = media

@@ -1,4 +1,10 @@
-"""A real ``qbittorrent-nox`` on loopback, one per test, with its own profile (qbittorrent.md §5)."""
+"""A real ``qbittorrent-nox`` on loopback with its own profile (qbittorrent.md §5), set up as people do.
+
+`SETUPS` names the settings people really use (content layout, a separate folder for incomplete files,
+queueing with one active download, a stop condition, categories with automatic torrent management); each is
+applied through the Web API, as the Web UI's options dialog does, and read back. `QBittorrentInstance.reset`
+removes what a test added, so one instance can serve every test of a module.
+"""
 
 from __future__ import annotations
 
@@ -17,6 +23,7 @@ import socket
 import subprocess
 import tempfile
 import time
+from typing import Any
 
 import pytest
 import qbittorrentapi
@@ -150,6 +157,51 @@ async def _http_answers(port: int) -> bool:
             await writer.wait_closed()
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QBittorrentSetup:
+    """A qBittorrent set-up people use (Options → Downloads, BitTorrent), applied through the Web API."""
+
+    name: str
+    content_layout: str = "Original"  # Original | Subfolder | NoSubfolder
+    incomplete_folder: bool = False  # "keep incomplete torrents in" a folder of their own
+    max_active_downloads: int | None = None  # queueing on, with this many active downloads
+    stop_condition: str = "None"  # None | MetadataReceived | FilesChecked, for torrents added without one
+    category: str | None = None  # a category with its own folder, and automatic torrent management
+
+    def preferences(self, downloads: Path) -> dict[str, Any]:
+        """Return the ``app/setPreferences`` values of this set-up."""
+        preferences: dict[str, Any] = {
+            "torrent_content_layout": self.content_layout,
+            "temp_path_enabled": self.incomplete_folder,
+            "temp_path": str(downloads / "incomplete"),
+            "torrent_stop_condition": self.stop_condition,
+            "auto_tmm_enabled": self.category is not None,
+            "queueing_enabled": self.max_active_downloads is not None,
+        }
+        if self.max_active_downloads is not None:
+            preferences |= {
+                "max_active_downloads": self.max_active_downloads,
+                "max_active_torrents": self.max_active_downloads + 10,
+                "max_active_uploads": 10,
+                "dont_count_slow_torrents": False,  # the default: a stalled download keeps its slot
+            }
+        return preferences
+
+
+DEFAULT_SETUP = QBittorrentSetup(name="original")
+SETUPS: tuple[QBittorrentSetup, ...] = (
+    DEFAULT_SETUP,
+    QBittorrentSetup(name="subfolder", content_layout="Subfolder"),
+    QBittorrentSetup(name="no-subfolder", content_layout="NoSubfolder"),
+    QBittorrentSetup(name="incomplete-folder", incomplete_folder=True),
+    QBittorrentSetup(name="queue-of-one", max_active_downloads=1),
+    QBittorrentSetup(name="stop-at-metadata", stop_condition="MetadataReceived"),
+    QBittorrentSetup(name="stop-at-files-checked", stop_condition="FilesChecked"),
+    QBittorrentSetup(name="category-auto-tmm", category="Films"),
+)
+QUEUE_OF_ONE = SETUPS[4]
+
+
 @dataclass
 class QBittorrentInstance:
     """One running qbittorrent-nox; ``stop()``/``start()`` restart it with the same profile and port."""
@@ -160,6 +212,7 @@ class QBittorrentInstance:
     bt_port: int
     binary: str
     version: tuple[int, ...]
+    setup: QBittorrentSetup = DEFAULT_SETUP
     username: str = USERNAME
     password: str = PASSWORD
     _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
@@ -197,6 +250,38 @@ class QBittorrentInstance:
             client.auth_log_in()
             self._api = client
         return self._api
+
+    def apply_setup(self) -> None:
+        """Set qBittorrent up as `setup` says, and check it took. Blocking: call it in the executor."""
+        api = self.api()
+        wanted = self.setup.preferences(self.downloads_dir)
+        api.app_set_preferences(prefs=wanted)
+        if self.setup.category is not None:
+            api.torrents_create_category(
+                name=self.setup.category, save_path=str(self.downloads_dir / self.setup.category)
+            )
+        actual = api.app_preferences()
+        differs = {key: actual.get(key) for key, value in wanted.items() if actual.get(key) != value}
+        if differs:
+            pytest.fail(f"qBittorrent did not take the set-up {self.setup.name}: {differs}", pytrace=False)
+
+    def reset(self) -> None:
+        """Remove every torrent and file a test left, and the tags it made. Blocking: use the executor."""
+        api = self.api()
+        if hashes := [torrent["hash"] for torrent in api.torrents_info()]:
+            api.torrents_delete(delete_files=True, torrent_hashes=hashes)
+        deadline = time.monotonic() + START_TIMEOUT
+        while api.torrents_info():
+            if time.monotonic() > deadline:
+                pytest.fail("qBittorrent kept torrents after they were removed", pytrace=False)
+            time.sleep(0.05)
+        if tags := api.torrents_tags():
+            api.torrents_delete_tags(tags=list(tags))
+        for child in self.downloads_dir.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child, ignore_errors=True)
+            else:
+                child.unlink(missing_ok=True)
 
     def _log_tail(self) -> str:
         try:
@@ -256,8 +341,10 @@ async def close_instance(instance: QBittorrentInstance) -> None:
     await asyncio.to_thread(shutil.rmtree, instance.profile_dir, ignore_errors=True)
 
 
-async def start_instance(base: Path) -> QBittorrentInstance:
-    """Start qbittorrent-nox on free loopback ports, downloading under ``base``; `close()` when done.
+async def start_instance(base: Path, setup: QBittorrentSetup = DEFAULT_SETUP) -> QBittorrentInstance:
+    """Start qbittorrent-nox on free loopback ports, downloading under ``base``, set up as `setup` says.
+
+    `close_instance()` when done.
 
     The profile gets a short folder of its own: qBittorrent keeps a Unix socket in it, and a socket path
     longer than 108 bytes is cut short, so two long pytest folders could end up naming the same socket.
@@ -273,6 +360,7 @@ async def start_instance(base: Path) -> QBittorrentInstance:
         bt_port=free_port(),
         binary=binary,
         version=qbittorrent_version(binary),
+        setup=setup,
     )
     for _attempt in range(START_ATTEMPTS):
         # PBKDF2 takes ~0.1 s of CPU: keep it off the event loop.
@@ -286,5 +374,6 @@ async def start_instance(base: Path) -> QBittorrentInstance:
             instance.port, instance.bt_port = free_port(), free_port()
             instance.log_path.unlink(missing_ok=True)  # so the next attempt is judged by its own output
         else:
+            await asyncio.to_thread(instance.apply_setup)
             return instance
     pytest.fail(f"qbittorrent-nox found its port taken {START_ATTEMPTS} times:\n{instance._log_tail()}")
