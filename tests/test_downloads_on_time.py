@@ -6,7 +6,6 @@ back to its idle minute would not poll, and the completion event would not come.
 
 from __future__ import annotations
 
-import asyncio
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
@@ -33,8 +32,9 @@ from custom_components.agent_media.downloads import (
 )
 from homeassistant.util import dt as dt_util
 
-from .helpers import introduce, is_done, seed, wait_for_torrent, wait_until
+from .helpers import introduce, is_done, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.knaben_server import synthetic_hash
+from .rig.qbittorrent import SETUPS
 from .rig.torrents import make_local_torrent
 from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, finish_download
 
@@ -130,13 +130,45 @@ async def test_torrents_stuck_waiting_for_metadata_stop_the_fast_polling(
     await coordinator.async_refresh()
     assert coordinator.update_interval == timedelta(seconds=DEFAULT_SCAN_INTERVAL)
 
-    await asyncio.sleep(2.2)  # the no-progress clock is the real one
-    await coordinator.async_refresh()
-    assert coordinator.update_interval == timedelta(seconds=IDLE_SCAN_INTERVAL)
+    async def poll() -> timedelta | None:  # the no-progress clock is the real one
+        await coordinator.async_refresh()
+        return coordinator.update_interval
+
+    await wait_until(poll, lambda interval: interval == timedelta(seconds=IDLE_SCAN_INTERVAL), what="idle")
     assert coordinator.data.active_downloads == 1  # still shown as active: only the polling slows
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
 
+@pytest.mark.parametrize("qbittorrent_setup", SETUPS, ids=lambda setup: setup.name, indirect=True)
+async def test_added_then_completed_from_a_peer(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
+    setup_integration: MockConfigEntry,
+    tmp_path: Path,
+) -> None:
+    """Add → checked → started → downloaded from its one peer → one completion, whatever the set-up."""
+    completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
+    torrent = await seed(hass, seeder, tmp_path, "Big.Buck.Bunny.2008.1080p.mkv")
+
+    await async_add_download(
+        hass, setup_integration, torrent_file=torrent.torrent_bytes, media=BIG_BUCK_BUNNY
+    )
+    await wait_until(
+        lambda: torrents_in_qbittorrent(hass, qbittorrent, torrent.info_hash),
+        lambda found: found[torrent.info_hash]["state"] not in PAUSED_STATES,
+        what="started after its check",
+    )
+    await introduce(hass, qbittorrent, seeder, torrent.info_hash)
+    done = await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done, what="downloaded")
+    await busy_poll(hass)
+
+    assert [event.data["hash"] for event in completed] == [torrent.info_hash]
+    assert completed[0].data["content_path"] == done["content_path"]
+    assert completed[0].data["title"] == "Big Buck Bunny"
+
+
+@pytest.mark.parametrize("qbittorrent_setup", SETUPS, ids=lambda setup: setup.name, indirect=True)
 async def test_held_for_its_safety_check_across_a_restart(
     hass: HomeAssistant,
     qbittorrent: QBittorrentInstance,

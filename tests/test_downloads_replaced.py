@@ -7,7 +7,6 @@ The dead release is a magnet of a synthetic hash (it stays "fetching metadata" f
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
@@ -25,15 +24,16 @@ from custom_components.agent_media.const import (
 from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.memory import title_key
 
-from .helpers import is_done, torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import introduce, is_done, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.knaben_server import _hit, synthetic_hash
-from .rig.torrents import make_local_torrent
+from .rig.qbittorrent import SETUPS
 from .test_conversation import speech
 from .test_downloads_on_time import busy_poll
 from .test_household import SATELLITE, ask
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from homeassistant.core import HomeAssistant
 
@@ -77,25 +77,31 @@ async def add_dead_download(
 
 
 async def let_it_stall(hass: HomeAssistant, entry: MockConfigEntry, done: Callable[[], object]) -> None:
-    """Wait out the stalled timeout, let the coordinator poll, then wait until `done` holds.
+    """Let the coordinator poll until `done` holds (the no-progress clock is the real one).
 
     Not `wait_background_tasks`: the dead magnet's safety check waits for metadata for hours.
     """
-    await asyncio.sleep(STALLED_TIMEOUT + 0.3)
-    await entry.runtime_data.downloads.async_refresh()
-    await wait_until(done, what="the replacement")
+
+    async def poll() -> object:
+        await entry.runtime_data.downloads.async_refresh()
+        return done()
+
+    await wait_until(poll, what="the replacement", interval=0.5)
     await hass.async_block_till_done()
 
 
+@pytest.mark.parametrize("qbittorrent_setup", SETUPS, ids=lambda setup: setup.name, indirect=True)
 async def test_a_dead_release_is_replaced_by_a_live_one(
     hass: HomeAssistant,
     qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
     knaben_server: KnabenServer,
     entry: MockConfigEntry,
+    tmp_path: Path,
 ) -> None:
     replaced = async_capture_events(hass, EVENT_DOWNLOAD_REPLACED)
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
-    live = make_local_torrent(qbittorrent.downloads_dir, LIVE_NAME)  # its data is there: it completes
+    live = await seed(hass, seeder, tmp_path, LIVE_NAME)  # one peer has it: it completes
     link = knaben_server.serve_torrent(live.info_hash, live.torrent_bytes)
     knaben_server.set_hits(
         [
@@ -137,6 +143,7 @@ async def test_a_dead_release_is_replaced_by_a_live_one(
     assert record["requester"] == f"device:{SATELLITE}"  # still the satellite's download
     assert memory.wanted.is_blocked(title_key(record["media"]), dead, DEAD_NAME)
 
+    await introduce(hass, qbittorrent, seeder, live.info_hash)
     await wait_for_torrent(hass, qbittorrent, live.info_hash, is_done)
     await busy_poll(hass)
     assert [(event.data["hash"], event.data["title"]) for event in completed] == [(live.info_hash, "Sintel")]

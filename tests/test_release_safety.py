@@ -28,7 +28,7 @@ from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
 from custom_components.agent_media.safety import dangerous_file_reason, dangerous_files
 from homeassistant.exceptions import ServiceValidationError
 
-from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_for_torrent_gone
+from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_for_torrent_gone, wait_until
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import make_local_torrent
 from .test_services import TorrentFileServer, file_server
@@ -282,8 +282,13 @@ async def test_a_restart_resumes_the_waiting_check(
     }
 
     assert await hass.config_entries.async_setup(config_entry.entry_id)
-    await wait_for_torrent_gone(hass, qbittorrent, fake.info_hash)
     memory = config_entry.runtime_data.memory
+    # qBittorrent may list it gone before the check, awaiting that removal, has forgotten and told it.
+    await wait_until(
+        lambda: [event["type"] for event in memory.journal.unread_events()],
+        lambda types: types == [BACKGROUND_EVENT_REFUSED],
+        what="the refusal told",
+    )
     assert fake.info_hash not in memory.downloads.records()
-    assert [event["type"] for event in memory.journal.unread_events()] == [BACKGROUND_EVENT_REFUSED]
+    await wait_for_torrent_gone(hass, qbittorrent, fake.info_hash)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
