@@ -356,3 +356,22 @@ def test_no_progress_clock_and_stuck_torrents() -> None:
     tracker.apply({"rid": 5, "torrents": {HASH_B: {"state": "pausedDL"}, HASH_A: seeding()}}, now=171.0)
     assert tracker.stuck(0, now=500.0) == set()
     assert HASH_A not in tracker.progressed_at
+
+
+@pytest.mark.parametrize(
+    "waiting", ["queuedDL", "pausedDL", "stoppedDL", "checkingDL", "checkingResumeData", "moving"]
+)
+def test_the_clock_restarts_when_a_torrent_starts_again(waiting: str) -> None:
+    """Waiting (its turn, a pause or a stop condition, a check, a move) is not time without progress."""
+    tracker = TorrentTracker()
+    tracker.apply(snapshot(1, {HASH_A: torrent(state=waiting, dlspeed=0)}), now=100.0)
+    assert tracker.stuck(30, now=1000.0) == set()
+
+    tracker.apply({"rid": 2, "torrents": {HASH_A: {"state": "stalledDL"}}}, now=1000.0)
+    assert tracker.stuck(30, now=1001.0) == set()
+    assert tracker.stuck(30, now=1030.0) == {HASH_A}
+
+    # The same in a full snapshot (after a qBittorrent restart, say).
+    tracker.apply(snapshot(3, {HASH_A: torrent(state=waiting, dlspeed=0)}), now=1040.0)
+    tracker.apply(snapshot(4, {HASH_A: torrent(state="stalledDL", dlspeed=0)}), now=2000.0)
+    assert tracker.stuck(30, now=2001.0) == set()
