@@ -315,6 +315,13 @@ async def test_tmdb_wrong_key_then_recovers(
     assert result["type"] is FlowResultType.CREATE_ENTRY
 
 
+async def finish_reload(hass: HomeAssistant, entry: MockConfigEntry) -> None:
+    """Let the reload a successful reauth or reconfigure schedules finish, then unload (no timer lingers)."""
+    await hass.async_block_till_done()
+    if entry.state is ConfigEntryState.LOADED:
+        assert await hass.config_entries.async_unload(entry.entry_id)
+
+
 async def test_reauth_updates_password(
     hass: HomeAssistant, qbittorrent: Any, llm_server: Any, entry_data: dict[str, Any]
 ) -> None:
@@ -335,6 +342,7 @@ async def test_reauth_updates_password(
     assert result["reason"] == "reauth_successful"
     assert entry.data[CONF_QBITTORRENT_PASSWORD] == qbittorrent.password
     assert entry.data[CONF_LLM_API_KEY] == entry_data[CONF_LLM_API_KEY]
+    await finish_reload(hass, entry)
 
 
 async def test_reauth_updates_llm_key(
@@ -350,6 +358,7 @@ async def test_reauth_updates_llm_key(
     )
     assert result["reason"] == "reauth_successful"
     assert entry.data[CONF_LLM_API_KEY] == llm_server.api_key
+    await finish_reload(hass, entry)
 
 
 async def test_reconfigure_changes_model_and_keeps_secrets(
@@ -380,6 +389,7 @@ async def test_reconfigure_changes_model_and_keeps_secrets(
     assert entry.data[CONF_LLM_MODEL] == "another-model"
     assert entry.data[CONF_QBITTORRENT_PASSWORD] == entry_data[CONF_QBITTORRENT_PASSWORD]
     assert entry.data[CONF_TMDB_API_KEY] == entry_data[CONF_TMDB_API_KEY]
+    await finish_reload(hass, entry)
 
 
 # --- options ---------------------------------------------------------------------------------------------
