@@ -23,7 +23,13 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 import qbittorrentapi
 
 from ..const import QBITTORRENT_TIMEOUT
-from .bittorrent import info_hash_from_magnet, magnet_name, torrent_file_identity
+from .bittorrent import (
+    InvalidTorrentError,
+    TorrentFile,
+    info_hash_from_magnet,
+    magnet_name,
+    read_torrent_file,
+)
 from .errors import (
     AgentMediaClientError,
     BannedError,
@@ -281,7 +287,7 @@ class QBittorrentClient:
 
     async def async_add_torrent_file(
         self,
-        data: bytes,
+        torrent: TorrentFile | bytes,
         *,
         save_path: str | None = None,
         category: str | None = None,
@@ -289,14 +295,18 @@ class QBittorrentClient:
         paused: bool = False,
         skip_checking: bool = False,
     ) -> AddedTorrent:
-        """Add .torrent data. Already present → that torrent."""
-        try:
-            info_hash, name = torrent_file_identity(data)
-        except ValueError as err:
-            raise RequestRejectedError(SERVICE, "not a valid torrent file") from err
+        """Add a .torrent: as read by `read_torrent_file` (not decoded again), or its bytes.
+
+        Already present → that torrent.
+        """
+        if isinstance(torrent, bytes):
+            try:
+                torrent = await asyncio.get_running_loop().run_in_executor(None, read_torrent_file, torrent)
+            except InvalidTorrentError as err:
+                raise RequestRejectedError(SERVICE, "not a valid torrent file") from err
         return await self._add(
-            AddedTorrent(info_hash=info_hash, name=name),
-            {"torrent_files": {f"{info_hash}.torrent": data}},
+            AddedTorrent(info_hash=torrent.info_hash, name=torrent.name),
+            {"torrent_files": {f"{torrent.info_hash}.torrent": torrent.data}},
             save_path=save_path,
             category=category,
             tags=tags,
