@@ -88,7 +88,8 @@ def test_limits_refuse_data_made_to_be_slow(data: bytes, reason: str) -> None:
 def test_a_v2_tree_of_too_many_files_is_refused() -> None:
     """No list or dictionary past its limit, yet 10,100 files in 101 folders."""
     leaf = {b"": {b"length": 5, b"pieces root": b"r" * 32}}
-    tree = {f"Part {part:03d}".encode(): {f"{n}.mkv".encode(): leaf for n in range(100)} for part in range(101)}
+    folder = {f"{n}.mkv".encode(): leaf for n in range(100)}
+    tree = {f"Part {part:03d}".encode(): folder for part in range(101)}
     info = {b"name": b"Pioneer.One", b"meta version": 2, b"piece length": 16384, b"file tree": tree}
     with pytest.raises(InvalidTorrentError, match="lists more than 10,000 files"):
         read_torrent_file(bencode({b"info": info}))
