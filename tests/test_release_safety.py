@@ -140,12 +140,9 @@ async def test_the_agent_tool_explains_the_refusal(
     entry = setup_integration
     fake = make_local_torrent(qbittorrent.downloads_dir, "Nosferatu.1922.1080p", files=FAKE_FILES)
     file_server.files["fake.torrent"] = fake.torrent_bytes
-    entry.runtime_data.memory.working.store_search(
-        SYSTEM_KEY,
-        "Nosferatu 1922",
-        [{"title": fake.name, "size": 1, "seeders": 9, "download_link": file_server.url("fake.torrent")}],
-        None,
-    )
+    link_id = entry.runtime_data.links.remember(file_server.url("fake.torrent"))
+    result = {"title": fake.name, "size": 1, "seeders": 9, "link_id": link_id}
+    entry.runtime_data.memory.working.store_search(SYSTEM_KEY, "Nosferatu 1922", [result], None)
     context = ToolContext(hass=hass, entry=entry, requester=SYSTEM, conversation_id="c1")
 
     result = await ToolRegistry(entry).async_run("add_torrent_by_index", {"index": 1}, context)
