@@ -63,6 +63,10 @@ LLM_PROVIDER_MODELS: Final = {
 # Timeouts (seconds) for the outside services; voice users wait for these.
 LLM_TIMEOUT: Final = 60.0
 LLM_STREAM_IDLE_TIMEOUT: Final = 45.0  # seconds without a chunk (keep-alives do not count)
+# One streamed completion: text, reasoning and tool calls together (reasoning models think at length), and
+# one tool call's arguments (ours take a title, a number or a path).
+MAX_LLM_REPLY_CHARS: Final = 256 * 1024
+MAX_LLM_TOOL_ARGUMENTS_CHARS: Final = 16 * 1024
 CONF_TURN_TIMEOUT: Final = "turn_timeout"
 CONF_LOCAL_SENTENCES: Final = "local_sentences"  # the common commands answered without the model
 CONF_ANNOUNCE_COMPLETIONS: Final = "announce_completions"  # say a finished download where it was asked
