@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from custom_components.agent_media.clients.errors import ResponseTooLargeError
+from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
 from custom_components.agent_media.const import (
     LOGGER,
     MAX_LLM_REPLY_CHARS,
@@ -19,6 +21,8 @@ from custom_components.agent_media.const import (
 )
 from homeassistant.helpers import intent
 
+from .helpers import wait_for_torrent
+from .rig.torrents import make_release_torrent
 from .test_conversation import converse, speech
 
 if TYPE_CHECKING:
@@ -27,6 +31,7 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
     from .rig.llm_server import ScriptedLLMServer
+    from .rig.qbittorrent import QBittorrentInstance
 
 
 def no_traceback(caplog: pytest.LogCaptureFixture) -> bool:
@@ -74,3 +79,26 @@ async def test_a_tool_call_with_huge_arguments_is_not_run(
     assert len(llm_server.requests) == 1  # no tool ran, no second call
     assert no_traceback(caplog)
     assert [record for record in caplog.records if record.name == LOGGER.name][-1].levelno == logging.WARNING
+
+
+async def test_a_qbittorrent_answer_past_the_cap_is_refused(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance
+) -> None:
+    """The file list of a torrent of 2,000 files is some 300 kB: refused by a client capped at 64 KiB."""
+    layout = {f"Extras/Part {n // 100:02d}/clip {n:04d}.mkv": 1_000_000 for n in range(2000)}
+    torrent = make_release_torrent("Pioneer.One.S01.Extras", sum(layout.values()), files=layout)
+    capped = QBittorrentClient(
+        qbittorrent.url, qbittorrent.username, qbittorrent.password, max_answer_bytes=64 * 1024
+    )
+    try:
+        await capped.async_add_torrent_file(torrent.torrent_bytes, paused=True)
+        await wait_for_torrent(hass, qbittorrent, torrent.info_hash)
+
+        with pytest.raises(ResponseTooLargeError) as refused:
+            await capped.async_files(torrent.info_hash)
+
+        assert refused.value.detail == "answered with more than 64 KB"
+        # Smaller answers are read as ever, on the same client.
+        assert [item["hash"] for item in await capped.async_torrents()] == [torrent.info_hash]
+    finally:
+        await capped.async_close()

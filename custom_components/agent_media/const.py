@@ -76,6 +76,9 @@ DEFAULT_LOCAL_SENTENCES: Final = True
 DEFAULT_TURN_TIMEOUT: Final = 75  # seconds for a whole turn, tools included; then the person hears why
 LLM_MAX_RETRIES: Final = 1
 QBITTORRENT_TIMEOUT: Final = 10.0
+# Any one answer of qBittorrent's Web API, decompressed: its torrent list runs about 1.5 kB a torrent, so this
+# keeps a seedbox of 20,000 torrents working.
+MAX_QBITTORRENT_ANSWER_BYTES: Final = 32 * 1024 * 1024
 SEARCH_TIMEOUT: Final = 15.0
 
 # Home Assistant bus events (contract).

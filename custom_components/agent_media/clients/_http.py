@@ -160,7 +160,8 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
 
 
-def _too_large(service: str, max_bytes: int) -> ResponseTooLargeError:
+def too_large_error(service: str, max_bytes: int) -> ResponseTooLargeError:
+    """Return the error of an answer past ``max_bytes`` ("answered with more than 2 MB")."""
     size = f"{max_bytes / 1024 / 1024:g} MB" if max_bytes >= 1024 * 1024 else f"{max_bytes / 1024:g} KB"
     return ResponseTooLargeError(service, f"answered with more than {size}")
 
@@ -186,12 +187,12 @@ async def _async_fetch_once(
             ) as response,
         ):
             if response.content_length is not None and response.content_length > max_bytes:
-                raise _too_large(service, max_bytes)
+                raise too_large_error(service, max_bytes)
             body = bytearray()
             async for chunk in response.content.iter_chunked(_READ_CHUNK):
                 body += chunk
                 if len(body) > max_bytes:  # no or a false Content-Length: stop reading at the cap
-                    raise _too_large(service, max_bytes)
+                    raise too_large_error(service, max_bytes)
             return HttpAnswer(
                 status=response.status,
                 content_type=response.content_type,
