@@ -46,8 +46,6 @@ from .errors import (
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    import requests
-
 SERVICE: Final = "qbittorrent"
 
 _ADD_OK: Final = "Ok."
@@ -101,12 +99,11 @@ class _AnswerTooLargeError(qbittorrentapi.APIError):
         self.max_bytes = max_bytes
 
 
-def _read_within(
-    max_bytes: int, response: requests.Response, *_args: Any, **_kwargs: Any
-) -> requests.Response:
+def _read_within(max_bytes: int, response: Any, *_args: Any, **_kwargs: Any) -> Any:
     """Read an answer's body, decompressed, refusing it past ``max_bytes`` (a requests response hook).
 
-    Requests calls response hooks before it reads the body; the body read here is the one it then keeps.
+    Requests calls response hooks with its ``Response`` (untyped here: requests ships no type hints) before
+    it reads the body; the body read here is the one it then keeps.
     """
     declared = response.headers.get("Content-Length", "")
     if declared.isdigit() and int(declared) > max_bytes:
