@@ -36,6 +36,7 @@ DEFAULT_KNABEN_URL: Final = "https://api.knaben.org/v1"
 DEFAULT_TMDB_URL: Final = "https://api.themoviedb.org/3"
 DEFAULT_TMDB_IMAGE_URL: Final = "https://image.tmdb.org/t/p/"  # when /configuration names none
 POSTER_SIZE: Final = "w342"  # one of TMDB's poster widths: sharp on a dashboard card, about 30 kB
+MAX_POSTER_BYTES: Final = 1024 * 1024
 DEFAULT_TEMPERATURE: Final = 0.3
 DEFAULT_MAX_TOOL_ITERATIONS: Final = 10
 DEFAULT_MAX_HISTORY_MESSAGES: Final = 10
