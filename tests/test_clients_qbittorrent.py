@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from custom_components.agent_media.clients.bittorrent import info_hash_from_magnet, torrent_file_identity
+from custom_components.agent_media.clients.bittorrent import info_hash_from_magnet, read_torrent_file
 from custom_components.agent_media.clients.errors import (
     BannedError,
     CannotConnectError,
@@ -317,7 +317,8 @@ async def test_add_torrent_file_twice_is_idempotent(
 
 async def test_torrent_file_identity_matches_the_builder(tmp_path: Path) -> None:
     local = make_local_torrent(tmp_path, "The.General.1926.mkv", size=40_000)
-    assert torrent_file_identity(local.torrent_bytes) == (local.info_hash, local.name)
+    torrent = read_torrent_file(local.torrent_bytes)
+    assert (torrent.info_hash, torrent.name, torrent.files) == (local.info_hash, local.name, (local.name,))
 
 
 @pytest.mark.parametrize(

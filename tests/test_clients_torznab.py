@@ -433,6 +433,18 @@ async def test_long_error_descriptions_are_clipped(
     assert len(caught.value.detail) < 200
 
 
+async def test_an_error_that_quotes_the_api_key_is_masked(
+    hass: HomeAssistant, torznab_server: TorznabServer
+) -> None:
+    """Jackett's descriptions can quote the request, key included: errors end up in answers and the Store."""
+    quoted = f"Request to /api?apikey={torznab_server.api_key}&t=caps failed"
+    torznab_server.fail_next_with_error(900, quoted, status=400)
+    with pytest.raises(CannotConnectError) as caught:
+        await make_client(hass, torznab_server).async_validate()
+    assert torznab_server.api_key not in str(caught.value)
+    assert "apikey=***" in caught.value.detail
+
+
 @pytest.mark.parametrize(
     ("kind", "error", "detail"),
     [

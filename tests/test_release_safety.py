@@ -25,7 +25,11 @@ from custom_components.agent_media.downloads import (
     async_finish_safety_check,
 )
 from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
-from custom_components.agent_media.safety import dangerous_file_reason, dangerous_files
+from custom_components.agent_media.safety import (
+    dangerous_file_reason,
+    dangerous_files,
+    dangerous_name_extension,
+)
 from homeassistant.exceptions import ServiceValidationError
 
 from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_for_torrent_gone, wait_until
@@ -71,6 +75,14 @@ STOPPED = frozenset({"pausedDL", "pausedUP", "stoppedDL", "stoppedUP"})
         ("Subs/English.srt", False),
         ("Sample/sample.mp4", False),
         ("Readme.txt", False),
+        # Windows (and qBittorrent there) drops the dots and spaces that end a name: these are programs.
+        ("Setup.exe.", True),
+        ("Update.exe   ", True),
+        ("Codec/install.bat. . .", True),
+        ("Codec\\install.cmd.", True),
+        ("Extras./Movie.mkv.lnk .", True),
+        ("Movie.2010.1080p.mkv.", False),
+        ("Sample /sample.mkv ", False),
     ],
 )
 def test_dangerous_file_names(name: str, dangerous: bool) -> None:
@@ -100,6 +112,25 @@ async def test_a_torrent_holding_programs_is_refused_and_removed(
     assert (fake.data_path / "Readme.txt").exists()
 
 
+@pytest.mark.parametrize("name", ["Sintel.2010.1080p.mkv.exe.", "Sintel.2010.1080p.mkv.exe   "])
+def test_a_release_name_is_read_as_windows_would(name: str) -> None:
+    assert dangerous_name_extension(name) == "exe"
+
+
+async def test_programs_named_as_windows_would_shorten_them_are_refused(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, qbittorrent: QBittorrentInstance
+) -> None:
+    """qBittorrent on Windows writes "Setup.exe." as Setup.exe: refused before anything is added."""
+    files = {"Sintel.2010.1080p.mkv": 64 * 1024, "Setup.exe.": 1024, "Codec/Update.exe   ": 1024}
+    fake = make_local_torrent(qbittorrent.downloads_dir, "Sintel.2010.1080p", files=files)
+
+    with pytest.raises(DangerousTorrentError) as refused:
+        await async_add_download(hass, setup_integration, torrent_file=fake.torrent_bytes)
+
+    assert refused.value.files == [f"{fake.name}/Setup.exe.", f"{fake.name}/Codec/Update.exe   "]
+    assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
+
+
 async def test_the_agent_tool_explains_the_refusal(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
@@ -109,12 +140,9 @@ async def test_the_agent_tool_explains_the_refusal(
     entry = setup_integration
     fake = make_local_torrent(qbittorrent.downloads_dir, "Nosferatu.1922.1080p", files=FAKE_FILES)
     file_server.files["fake.torrent"] = fake.torrent_bytes
-    entry.runtime_data.memory.working.store_search(
-        SYSTEM_KEY,
-        "Nosferatu 1922",
-        [{"title": fake.name, "size": 1, "seeders": 9, "download_link": file_server.url("fake.torrent")}],
-        None,
-    )
+    link_id = entry.runtime_data.links.remember(file_server.url("fake.torrent"))
+    result = {"title": fake.name, "size": 1, "seeders": 9, "link_id": link_id}
+    entry.runtime_data.memory.working.store_search(SYSTEM_KEY, "Nosferatu 1922", [result], None)
     context = ToolContext(hass=hass, entry=entry, requester=SYSTEM, conversation_id="c1")
 
     result = await ToolRegistry(entry).async_run("add_torrent_by_index", {"index": 1}, context)

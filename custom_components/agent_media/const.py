@@ -36,6 +36,7 @@ DEFAULT_KNABEN_URL: Final = "https://api.knaben.org/v1"
 DEFAULT_TMDB_URL: Final = "https://api.themoviedb.org/3"
 DEFAULT_TMDB_IMAGE_URL: Final = "https://image.tmdb.org/t/p/"  # when /configuration names none
 POSTER_SIZE: Final = "w342"  # one of TMDB's poster widths: sharp on a dashboard card, about 30 kB
+MAX_POSTER_BYTES: Final = 1024 * 1024
 DEFAULT_TEMPERATURE: Final = 0.3
 DEFAULT_MAX_TOOL_ITERATIONS: Final = 10
 DEFAULT_MAX_HISTORY_MESSAGES: Final = 10
@@ -63,6 +64,10 @@ LLM_PROVIDER_MODELS: Final = {
 # Timeouts (seconds) for the outside services; voice users wait for these.
 LLM_TIMEOUT: Final = 60.0
 LLM_STREAM_IDLE_TIMEOUT: Final = 45.0  # seconds without a chunk (keep-alives do not count)
+# One streamed completion: text, reasoning and tool calls together (reasoning models think at length), and
+# one tool call's arguments (ours take a title, a number or a path).
+MAX_LLM_REPLY_CHARS: Final = 256 * 1024
+MAX_LLM_TOOL_ARGUMENTS_CHARS: Final = 16 * 1024
 CONF_TURN_TIMEOUT: Final = "turn_timeout"
 CONF_LOCAL_SENTENCES: Final = "local_sentences"  # the common commands answered without the model
 CONF_ANNOUNCE_COMPLETIONS: Final = "announce_completions"  # say a finished download where it was asked
@@ -72,6 +77,9 @@ DEFAULT_LOCAL_SENTENCES: Final = True
 DEFAULT_TURN_TIMEOUT: Final = 75  # seconds for a whole turn, tools included; then the person hears why
 LLM_MAX_RETRIES: Final = 1
 QBITTORRENT_TIMEOUT: Final = 10.0
+# Any one answer of qBittorrent's Web API, decompressed: its torrent list runs about 1.5 kB a torrent, so this
+# keeps a seedbox of 20,000 torrents working.
+MAX_QBITTORRENT_ANSWER_BYTES: Final = 32 * 1024 * 1024
 SEARCH_TIMEOUT: Final = 15.0
 
 # Home Assistant bus events (contract).

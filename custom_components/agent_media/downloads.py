@@ -4,6 +4,11 @@ Adding a download picks the save path (a configured folder, else qBittorrent's d
 without letting it download, checks its file list, records it in memory as an active download and fires
 `agent_media_download_added`.
 
+A .torrent link is read whole (until the end, refused past `MAX_TORRENT_FILE_BYTES` while it streams),
+then decoded once in the executor within the limits of `read_torrent_file`; that one reading serves the
+safety check, the duplicate check and the add. The link may hold an indexer's API key: it is never logged
+nor put in an error.
+
 Safety before download: a .torrent is added paused, so its file list is there at once. A magnet is added
 with qBittorrent's stop condition "metadata received": it fetches the file list and stops before any data
 (a paused magnet would never fetch it). The turn waits for the list only briefly (`METADATA_WAIT`); a
@@ -20,13 +25,20 @@ from http import HTTPStatus
 import time
 from typing import TYPE_CHECKING, Any, Final
 
-import aiohttp
+from yarl import URL
 
 from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.util import dt as dt_util
 
-from .clients.bittorrent import info_hash_from_magnet, torrent_file_identity, torrent_file_names
+from .clients._http import async_fetch, deadline_in
+from .clients.bittorrent import (
+    MAX_TORRENT_FILE_BYTES,
+    InvalidTorrentError,
+    TorrentFile,
+    info_hash_from_magnet,
+    read_torrent_file,
+)
 from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
 from .clients.qbittorrent import AddedTorrent
 from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
@@ -47,7 +59,8 @@ SOURCE_SERVICE: Final = "service"
 TORRENT_TAG: Final = DOMAIN
 
 TORRENT_URL_SERVICE: Final = "torrent link"
-MAX_TORRENT_FILE_BYTES: Final = 10 * 1024 * 1024
+MAX_TORRENT_LINK_REDIRECTS: Final = 5
+_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 SAFETY_SERVICE: Final = "safety check"
 # What the record's "safety" says about the file list.
@@ -72,21 +85,52 @@ class DangerousTorrentError(RequestRejectedError):
         self.files = files
 
 
-async def async_fetch_torrent_file(hass: HomeAssistant, url: str) -> bytes:
-    """Download a .torrent file (indexes without magnet links give one); bounded in size and time."""
-    if not url.lower().startswith(("http://", "https://")):
-        raise RequestRejectedError(TORRENT_URL_SERVICE, "not a magnet link nor an http(s) link to a torrent")
+def _is_http_link(link: str) -> bool:
+    return link.lower().startswith(("http://", "https://"))
+
+
+async def async_fetch_torrent_link(hass: HomeAssistant, url: str) -> bytes | str:
+    """Download what a .torrent link gives: the whole file, or the magnet link it redirects to.
+
+    Indexers (Jackett, Prowlarr) answer some links with a redirect to a magnet; other redirects are followed
+    (at most `MAX_TORRENT_LINK_REDIRECTS`). Bounded in size (`MAX_TORRENT_FILE_BYTES`) and in time.
+    """
     session = async_get_clientsession(hass)
+    deadline = deadline_in(SEARCH_TIMEOUT)
+    for _redirect in range(MAX_TORRENT_LINK_REDIRECTS + 1):
+        if not _is_http_link(url):
+            raise RequestRejectedError(
+                TORRENT_URL_SERVICE, "not a magnet link nor an http(s) link to a torrent"
+            )
+        answer = await async_fetch(
+            session,
+            "GET",
+            url,
+            service=TORRENT_URL_SERVICE,
+            deadline=deadline,
+            max_bytes=MAX_TORRENT_FILE_BYTES,
+            allow_redirects=False,
+        )
+        if answer.status in _REDIRECTS and answer.location:
+            location = answer.location.strip()
+            if location.lower().startswith("magnet:"):
+                if info_hash_from_magnet(location) is None:
+                    raise RequestRejectedError(TORRENT_URL_SERVICE, "redirected to an unusable magnet link")
+                return location
+            url = str(URL(url).join(URL(location)))
+            continue
+        if answer.status >= HTTPStatus.BAD_REQUEST:
+            raise CannotConnectError(TORRENT_URL_SERVICE, f"HTTP {answer.status}")
+        return answer.body
+    raise RequestRejectedError(TORRENT_URL_SERVICE, "too many redirects")
+
+
+async def async_read_torrent(hass: HomeAssistant, data: bytes) -> TorrentFile:
+    """Decode a .torrent once, in the executor (a large one takes CPU time); refuse what cannot be read."""
     try:
-        async with asyncio.timeout(SEARCH_TIMEOUT), session.get(url) as response:
-            if response.status >= HTTPStatus.BAD_REQUEST:
-                raise CannotConnectError(TORRENT_URL_SERVICE, f"HTTP {response.status}")
-            data = await response.content.read(MAX_TORRENT_FILE_BYTES + 1)
-    except (TimeoutError, aiohttp.ClientError) as err:
-        raise CannotConnectError(TORRENT_URL_SERVICE, "the torrent file could not be downloaded") from err
-    if len(data) > MAX_TORRENT_FILE_BYTES:
-        raise RequestRejectedError(TORRENT_URL_SERVICE, "the torrent file is too large")
-    return data
+        return await hass.async_add_executor_job(read_torrent_file, data)
+    except InvalidTorrentError as err:
+        raise RequestRejectedError(SAFETY_SERVICE, str(err)) from err
 
 
 async def _async_default_save_path(qbittorrent: QBittorrentClient, info_hash: str) -> str | None:
@@ -127,12 +171,17 @@ async def async_add_download(
         raise ValueError("give only one of magnet, torrent_file and url")
     data = entry.runtime_data
     if url is not None and not url.lower().startswith("magnet:"):
-        torrent_file = await async_fetch_torrent_file(hass, url)
-    if torrent_file is not None:
-        _refuse_dangerous_file_list(torrent_file)  # a .torrent lists its files: no need to add it first
+        fetched = await async_fetch_torrent_link(hass, url)
+        if isinstance(fetched, str):
+            magnet, url = fetched, None
+        else:
+            torrent_file = fetched
+    torrent = await async_read_torrent(hass, torrent_file) if torrent_file is not None else None
+    if torrent is not None:
+        _refuse_dangerous_file_list(torrent)  # a .torrent lists its files: no need to add it first
     link = magnet or url
     qbittorrent = data.qbittorrent
-    added, safety = await _async_add_checked(qbittorrent, link, torrent_file, save_path)
+    added, safety = await _async_add_checked(qbittorrent, link, torrent, save_path)
     if save_path is None:
         save_path = await _async_default_save_path(qbittorrent, added.info_hash)
 
@@ -163,18 +212,13 @@ async def async_add_download(
     return added
 
 
-def _refuse_dangerous_file_list(torrent_file: bytes) -> None:
+def _refuse_dangerous_file_list(torrent: TorrentFile) -> None:
     """Raise DangerousTorrentError, before anything is added, when the .torrent lists dangerous files."""
-    try:
-        _info_hash, name = torrent_file_identity(torrent_file)
-        names = torrent_file_names(torrent_file)
-    except ValueError:
-        return  # qBittorrent refuses it in a moment, with its own words
-    if found := dangerous_files(names):
+    if found := dangerous_files(torrent.files):
         LOGGER.warning(
-            "Refused %s before adding it: it holds %s", clip(name, MAX_NAME), ", ".join(found[:10])
+            "Refused %s before adding it: it holds %s", clip(torrent.name, MAX_NAME), ", ".join(found[:10])
         )
-        raise DangerousTorrentError(name, found)
+        raise DangerousTorrentError(torrent.name, found)
 
 
 @callback
@@ -206,13 +250,13 @@ def async_resume_safety_checks(hass: HomeAssistant, entry: AgentMediaConfigEntry
 
 
 async def _async_add_checked(
-    qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None, save_path: str | None
+    qbittorrent: QBittorrentClient, link: str | None, torrent: TorrentFile | None, save_path: str | None
 ) -> tuple[AddedTorrent, str]:
     """Add without downloading, check the file list when it comes in time, start; return the safety state."""
-    existing = await _async_existing(qbittorrent, link, torrent_file)
-    if torrent_file is not None:
+    existing = await _async_existing(qbittorrent, link, torrent)
+    if torrent is not None:
         added = await qbittorrent.async_add_torrent_file(
-            torrent_file, save_path=save_path, tags=(TORRENT_TAG,), paused=True
+            torrent, save_path=save_path, tags=(TORRENT_TAG,), paused=True
         )
         wait = FILE_LIST_WAIT
     elif link is not None:
@@ -250,15 +294,12 @@ def is_ours(torrent: Mapping[str, Any], record: Mapping[str, Any] | None) -> boo
 
 
 async def _async_existing(
-    qbittorrent: QBittorrentClient, link: str | None, torrent_file: bytes | None
+    qbittorrent: QBittorrentClient, link: str | None, torrent: TorrentFile | None
 ) -> dict[str, Any] | None:
     """Return the torrent when qBittorrent already has it (someone's own is left untouched)."""
     info_hash: str | None = None
-    if torrent_file is not None:
-        try:
-            info_hash = torrent_file_identity(torrent_file)[0]
-        except ValueError:
-            return None  # qBittorrent refuses it in a moment, with its own words
+    if torrent is not None:
+        info_hash = torrent.info_hash
     elif link is not None:
         info_hash = info_hash_from_magnet(link)
     if info_hash is None:

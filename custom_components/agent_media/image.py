@@ -1,18 +1,21 @@
 """Posters: one per download whose film or show is known, and the latest completed download's.
 
-Home Assistant's image platform fetches a poster from TMDB's image server when a card first asks for it and
-keeps it (`ImageEntity` caches it until the picture changes), so a dashboard never goes to TMDB per view.
+A poster is fetched when a card first asks for it and kept (in `ImageEntity`'s cache until the picture
+changes), so a dashboard never goes to TMDB per view. It is fetched by the TMDB client, not by the image
+platform's own fetching (which follows redirects anywhere and reads any size): from TMDB's image host only,
+without redirects, at most 1 MiB.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from homeassistant.components.image import ImageEntity, ImageEntityDescription
+from homeassistant.components.image import Image, ImageEntity, ImageEntityDescription
 from homeassistant.core import Event, HomeAssistant, callback
 from homeassistant.util import dt as dt_util
 
-from .const import EVENT_DOWNLOAD_COMPLETED
+from .clients.errors import AgentMediaClientError
+from .const import EVENT_DOWNLOAD_COMPLETED, LOGGER
 from .entity import DownloadEntity, async_register_service_device, service_device_info
 
 if TYPE_CHECKING:
@@ -61,13 +64,12 @@ async def async_setup_entry(
 
 
 class _PosterImage(ImageEntity):
-    """A TMDB poster; its URL is worked out when the picture is first asked for (TMDB's image base)."""
+    """A TMDB poster, fetched by the TMDB client when the picture is first asked for."""
 
-    _attr_image_url: str | None = None
     _poster_path: str | None = None
 
     def __init__(self, hass: HomeAssistant, tmdb: TMDBClient) -> None:
-        """Fetch through Home Assistant's HTTP client, checking TMDB's certificate."""
+        """Keep the TMDB client that fetches the poster."""
         ImageEntity.__init__(self, hass, verify_ssl=True)
         self._tmdb = tmdb
 
@@ -77,15 +79,24 @@ class _PosterImage(ImageEntity):
         if poster_path == self._poster_path:
             return
         self._poster_path = poster_path
-        self._attr_image_url = None
         self._cached_image = None
         self._attr_image_last_updated = updated
 
     async def async_image(self) -> bytes | None:
-        """Return the poster's bytes (fetched once, then from Home Assistant's cache)."""
-        if self._poster_path is not None and self._attr_image_url is None:
-            self._attr_image_url = await self._tmdb.async_poster_url(self._poster_path)
-        return await super().async_image()
+        """Return the poster's bytes (fetched once, then from the cache); None when it cannot be had."""
+        if self._cached_image is not None:
+            return self._cached_image.content
+        if (poster_path := self._poster_path) is None:
+            return None
+        try:
+            poster = await self._tmdb.async_poster(poster_path)
+        except AgentMediaClientError as err:
+            LOGGER.warning("Poster %s not shown: %s", poster_path, err)
+            return None
+        if poster_path == self._poster_path:  # still the poster shown
+            self._cached_image = Image(content_type=poster.content_type, content=poster.content)
+            self._attr_content_type = poster.content_type
+        return poster.content
 
 
 class DownloadPosterImage(DownloadEntity, _PosterImage):

@@ -41,6 +41,7 @@ from .const import (
     WANTED_MAX_RETRY_DAYS,
     storage_key,
 )
+from .links import LINK_ID_LENGTH
 from .ranking import normalize_title
 from .requester import SYSTEM_KEY
 from .untrusted import (
@@ -129,7 +130,7 @@ RESULT_SCHEMA: Final = vol.Schema(
         vol.Optional("seeders"): _OPT_INT,
         vol.Optional("peers"): _OPT_INT,
         vol.Optional("info_hash"): _OPT_TEXT,
-        vol.Optional("download_link"): _OPT_TEXT,
+        vol.Optional("link_id"): _OPT_TEXT,  # a link in RAM (links.py); an old Store's links are dropped
         vol.Optional("tracker"): _OPT_TEXT,
         vol.Optional("source"): _OPT_TEXT,
         vol.Optional("reason"): _OPT_TEXT,
@@ -481,14 +482,18 @@ def retry_delay(attempts: int) -> timedelta:
 
 
 def clean_result(result: dict[str, Any], index: int) -> dict[str, Any]:
-    """Return a search result as kept, numbered; its outside text clipped and made storable."""
+    """Return a search result as kept, numbered; its outside text clipped and made storable.
+
+    Its link is never kept (it may carry an indexer's API key or a passkey): only the id under which
+    `links.ResultLinks` holds it in RAM.
+    """
     cleaned: dict[str, Any] = {"index": index, "title": clip(result.get("title", "?"), MAX_NAME)}
     for key in ("size", "seeders", "peers"):
         value = result.get(key)
         cleaned[key] = value if isinstance(value, int) and not isinstance(value, bool) else 0
     for key, limit in (
         ("info_hash", 64),
-        ("download_link", 4096),
+        ("link_id", LINK_ID_LENGTH),
         ("tracker", 80),
         ("source", 80),
         ("reason", 200),

@@ -19,7 +19,7 @@ from yarl import URL
 
 from homeassistant.util import dt as dt_util
 
-from .clients.bittorrent import info_hash_from_magnet, normalize_info_hash
+from .clients.bittorrent import build_magnet, info_hash_from_magnet, normalize_info_hash
 from .clients.errors import AgentMediaClientError
 from .const import (
     CODEC_CHOICES,
@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     from .clients.qbittorrent import AddedTorrent
     from .clients.tmdb import MediaMatch, SeasonSummary
     from .data import AgentMediaConfigEntry
+    from .links import ResultLinks
     from .ranking import Rejection
     from .requester import Requester
 
@@ -303,7 +304,8 @@ def _rankable(found: list[TorrentResult]) -> list[dict[str, Any]]:
     return [result.as_dict() | {"download_link": result.download_link} for result in found]
 
 
-def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
+def _numbered(ranked: list[RankedRelease], links: ResultLinks) -> list[dict[str, Any]]:
+    """Return the results to keep: each link left in RAM (`links`), the result holding only its id."""
     return [
         {
             "title": release.result["title"],
@@ -311,13 +313,23 @@ def _numbered(ranked: list[RankedRelease]) -> list[dict[str, Any]]:
             "seeders": release.result["seeders"],
             "peers": release.result["peers"],
             "info_hash": release.result["info_hash"],
-            "download_link": release.result["download_link"],
+            "link_id": _kept_link_id(release.result["download_link"], links),
             "tracker": release.result["tracker"],
             "source": release.result.get("source"),
             "reason": release.reason,
         }
         for release in ranked[:MAX_SEARCH_RESULTS]
     ]
+
+
+def _kept_link_id(link: str | None, links: ResultLinks) -> str | None:
+    """Keep a result's usable link in RAM and return its id; None for none (never echoed in an error)."""
+    if not link:
+        return None
+    try:
+        return links.remember(_checked_link(link))
+    except OperationError:
+        return None
 
 
 def _checked_link(link: str) -> str:
@@ -598,7 +610,9 @@ class MediaOperations:
         )
         if not ranked:
             raise _none_usable(len(found), query, rejected)
-        results = self.memory.working.store_search(requester.key, query, _numbered(ranked), media)
+        results = self.memory.working.store_search(
+            requester.key, query, _numbered(ranked, self.data.links), media
+        )
         return TorrentSearch(
             query=query, results=results, rejected=len(rejected), media=media, unavailable=unavailable
         )
@@ -660,14 +674,20 @@ class MediaOperations:
         else:
             result = self.search_result(requester, index)
             media = (working.search(requester.key) or {}).get("media")
-        link = result.get("download_link")
-        if not link:
-            raise OperationError(ErrorCode.NOT_FOUND, "result_without_link", index=index)
+        link = self._result_link(result, index)
         added = await self.async_add_link(
             requester, link, folder=folder, source=source, media=media, conversation_id=conversation_id
         )
         working.clear_question(requester.key)
         return added
+
+    def _result_link(self, result: Mapping[str, Any], index: int) -> str:
+        """Return the link a kept result is added by: from RAM, else a magnet of its info hash."""
+        if link := self.data.links.get(result.get("link_id")):
+            return link
+        if info_hash := result.get("info_hash"):
+            return build_magnet(str(info_hash), str(result.get("title") or "") or None)
+        raise OperationError(ErrorCode.NOT_FOUND, "result_without_link", index=index)
 
     async def async_add_link(
         self,
@@ -771,13 +791,15 @@ class MediaOperations:
         )
         if not ranked:
             raise _none_usable(len(found), query, rejected)
-        results = self.memory.working.store_search(requester.key, query, _numbered(ranked), media)
+        results = self.memory.working.store_search(
+            requester.key, query, _numbered(ranked, self.data.links), media
+        )
         if question := _question(ranked, label=label, asked=asked, season=season, episode=episode):
             options = results[:MAX_PENDING_OPTIONS]
             self.memory.working.set_question(requester.key, question, options, media)
             return MediaQuestion(question=question, media=media, options=options, unavailable=unavailable)
         added = await self.async_add_link(
-            requester, results[0]["download_link"], media=media, conversation_id=conversation_id
+            requester, self._result_link(results[0], 1), media=media, conversation_id=conversation_id
         )
         self.memory.working.clear_question(requester.key)
         return MediaDownload(

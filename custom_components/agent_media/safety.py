@@ -3,6 +3,8 @@
 Pure Python (no Home Assistant, no I/O). A film or a show never needs a program, a script or a shortcut;
 fakes dress them up as media ("Movie.2010.1080p.mkv.exe", "Movie.mkv.lnk", a right-to-left override that
 shows "exe.mkv" backwards). Sonarr's lists (FileExtensions.cs) plus the usual Windows script hosts.
+Names are read as Windows writes them: it drops the dots and spaces that end a path component, and so does
+qBittorrent there, so "Setup.exe." and "Update.exe   " land on disk as programs.
 """
 
 from __future__ import annotations
@@ -36,11 +38,18 @@ _NAME_EXTENSION_RE: Final = re.compile(r"\.([a-z0-9]{2,11})$", re.IGNORECASE)
 # Unicode controls that reverse how a name is displayed ("Movie\u202ekvm.exe" shows as "Movie.exe.mkv").
 _BIDI_CONTROLS: Final = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f")
 MAX_LISTED: Final = 5
+_WINDOWS_DROPPED: Final = ". "
+
+
+def _windows_name(name: str) -> str:
+    """Return a path component as Windows stores it: without its trailing dots and spaces."""
+    return name.rstrip(_WINDOWS_DROPPED)
 
 
 def dangerous_file_reason(path: str) -> str | None:
     """Return why one file of a torrent is dangerous ("executable .exe"), or None when it is not."""
-    name = PurePosixPath(path.replace("\\", "/")).name
+    components = [_windows_name(part) for part in path.replace("\\", "/").split("/")]
+    name = next((part for part in reversed(components) if part), "")
     if _BIDI_CONTROLS.intersection(name):
         return "name hides its real extension"
     suffixes = [suffix.lower().lstrip(".") for suffix in PurePosixPath(name).suffixes]
@@ -51,7 +60,7 @@ def dangerous_file_reason(path: str) -> str | None:
 
 def dangerous_name_extension(name: str) -> str | None:
     """Return the dangerous extension a release name ends in ("exe" for "…1080p.mkv.exe"), if any."""
-    name = name.strip()
+    name = _windows_name(name.strip())
     while match := _NAME_EXTENSION_RE.search(name):
         extension, rest = match.group(1).lower(), name[: match.start()]
         if extension in DANGEROUS_FILE_EXTENSIONS:

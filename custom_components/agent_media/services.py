@@ -62,6 +62,19 @@ SERVICE_FOLLOW_SHOW: Final = "follow_show"
 SERVICE_UNFOLLOW_SHOW: Final = "unfollow_show"
 SERVICE_CHECK_WANTED: Final = "check_wanted"
 
+# What the search action shows of a result. Never its link: an indexer's API key may be in it (download by
+# index instead).
+SEARCH_RESULT_FIELDS: Final = (
+    "index",
+    "title",
+    "size",
+    "seeders",
+    "peers",
+    "info_hash",
+    "tracker",
+    "source",
+    "reason",
+)
 MEDIA_TYPES: Final = ("movie", "tv")
 DEFAULT_SEARCH_LIMIT: Final = 10
 MAX_SEARCH_LIMIT: Final = 50
@@ -187,7 +200,12 @@ async def _async_search(call: ServiceCall) -> ServiceResponse:
         if err.code == "not_found":
             return {"results": []}  # nothing usable found; the last search stays as it was
         raise _action_error(err, call) from err
-    return {"results": [dict(result) for result in search.results[: call.data[ATTR_LIMIT]]]}
+    return {
+        "results": [
+            {key: result[key] for key in SEARCH_RESULT_FIELDS if key in result}
+            for result in search.results[: call.data[ATTR_LIMIT]]
+        ]
+    }
 
 
 async def _async_set_folder(call: ServiceCall) -> ServiceResponse:

@@ -1,4 +1,9 @@
-"""Shared plumbing of the loopback HTTP servers: start on a free port, scripted failures, clean shutdown."""
+"""Shared plumbing of the loopback HTTP servers: start on a free port, scripted failures, clean shutdown.
+
+Every answer with a body is sent as the worst real server sends it: in small pieces with short pauses
+between them (the first piece smaller than one network packet), so a client that keeps only its first read
+gets a cut body. Answers a handler streams itself (server-sent events, chunked "huge_stream") go as written.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Self
 from aiohttp import web
 
 if TYPE_CHECKING:
-    from collections.abc import AsyncIterator
+    from collections.abc import AsyncIterator, Awaitable, Callable
 
 FAILURE_KINDS = frozenset(
     {"html", "500", "503", "401", "403", "429", "slow", "bad_shape", "huge", "huge_stream"}
@@ -18,13 +23,16 @@ FAILURE_KINDS = frozenset(
 HTML_PAGE = (
     "<!DOCTYPE html><html><head><title>Maintenance</title></head><body>Down for maintenance</body></html>"
 )
+FIRST_PIECE_BYTES = 1000  # less than one Ethernet frame: the headers and a sliver of the body come alone
+PIECE_BYTES = 16 * 1024  # then a TLS record's worth at a time
+PIECE_PAUSE = 0.002  # seconds between pieces: each one reaches the client as a read of its own
 
 
 class LoopbackServer:
     """An aiohttp.web app on 127.0.0.1, port chosen by the system, in the test's event loop."""
 
     def __init__(self) -> None:
-        self.app = web.Application()
+        self.app = web.Application(middlewares=[self._trickle])
         self.port = 0
         self.slow_seconds = 60.0  # "slow" answers after this long, or at shutdown, whichever comes first
         self.retry_after: str | None = "1"  # the Retry-After header of scripted 429 and 503 answers
@@ -64,6 +72,35 @@ class LoopbackServer:
     async def __aexit__(self, *exc_info: object) -> None:
         """Stop listening."""
         await self.close()
+
+    @web.middleware
+    async def _trickle(
+        self, request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+    ) -> web.StreamResponse:
+        """Send a handler's whole body in pieces, with its Content-Length, pausing between them."""
+        response = await handler(request)
+        if response.prepared or not isinstance(response, web.Response):
+            return response
+        body = response.body
+        if not isinstance(body, bytes) or not body:
+            return response  # an async iterable body is already streamed, chunked
+        trickled = web.StreamResponse(
+            status=response.status, reason=response.reason, headers=response.headers
+        )
+        trickled.content_length = len(body)
+        await trickled.prepare(request)
+        pieces = [body[:FIRST_PIECE_BYTES]] + [
+            body[start : start + PIECE_BYTES] for start in range(FIRST_PIECE_BYTES, len(body), PIECE_BYTES)
+        ]
+        try:
+            for number, piece in enumerate(pieces):
+                if number:
+                    await asyncio.sleep(PIECE_PAUSE)
+                await trickled.write(piece)
+            await trickled.write_eof()
+        except ConnectionResetError:
+            pass  # the client stopped reading (a size cap, a time-out): as a real server, stop sending
+        return trickled
 
     async def wait(self, seconds: float) -> None:
         """Sleep ``seconds``, cut short when the server shuts down."""

@@ -90,7 +90,9 @@ class TMDBServer(LoopbackServer):
     """Answers like api.themoviedb.org/3 for a fixed catalogue; ``.requests`` records each request.
 
     It is its own image server too: /configuration names ``{root_url}/t/p/`` as the image base, and every
-    title of the catalogue has a poster there (`poster_path_of`, `poster_bytes`).
+    title of the catalogue has a poster there (`poster_path_of`, `poster_bytes`). As a compromised or
+    careless one might, it can name another image base (``image_base_url``), redirect poster requests to
+    another server (``images_redirect_to``, a root URL) or serve posters padded to ``poster_size`` bytes.
     """
 
     def __init__(self) -> None:
@@ -103,6 +105,9 @@ class TMDBServer(LoopbackServer):
         self._imdb_ids: dict[tuple[str, int], str | None] = {}
         self._translations: dict[tuple[str, int], dict[str, str]] = {}
         self._air_dates: dict[int, dict[int, list[date | None]]] = {}  # show → season → episodes' dates
+        self.image_base_url: str | None = None
+        self.images_redirect_to: str | None = None
+        self.poster_size: int | None = None
         for tmdb_id, title, original, date, imdb_id, popularity in MOVIES:
             self.add_result(
                 "movie", tmdb_id, title, date, imdb_id=imdb_id, original=original, popularity=popularity
@@ -210,8 +215,8 @@ class TMDBServer(LoopbackServer):
         return json_response(
             {
                 "images": {
-                    "base_url": f"{self.root_url}/t/p/",
-                    "secure_base_url": f"{self.root_url}/t/p/",
+                    "base_url": self.image_base_url or f"{self.root_url}/t/p/",
+                    "secure_base_url": self.image_base_url or f"{self.root_url}/t/p/",
                     "poster_sizes": ["w92", "w154", "w185", "w342", "w500", "w780", "original"],
                 },
                 "change_keys": [],
@@ -221,11 +226,18 @@ class TMDBServer(LoopbackServer):
     async def _image(self, request: web.Request) -> web.StreamResponse:
         """A poster, as image.tmdb.org serves it (no credential asked)."""
         self.requests.append({"path": request.path, "query": dict(request.query), "authorization": None})
+        if (failure := await self.scripted_failure()) is not None:
+            return failure
         path = f"/{request.match_info['file']}"
         titles = [item.get("title") or item["name"] for items in self._items.values() for item in items]
         if path not in {poster_path_of(title) for title in titles}:
             return web.Response(status=404, text="Not Found")
-        return web.Response(body=poster_bytes(path), content_type="image/png")
+        if self.images_redirect_to is not None:
+            return web.Response(status=302, headers={"Location": f"{self.images_redirect_to}{request.path}"})
+        body = poster_bytes(path)
+        if self.poster_size is not None:
+            body += bytes(max(self.poster_size - len(body), 0))  # after IEND: still a PNG to any reader
+        return web.Response(body=body, content_type="image/png")
 
     def _matches(
         self, media_type: str, query: str, year: str | None, language: str | None

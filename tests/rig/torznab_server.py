@@ -4,6 +4,11 @@ The catalogue holds public-domain and Creative-Commons titles with synthetic has
 hash with the Knaben look-alike's (with other seeder counts), so merging can be tested; one has only a
 .torrent link carrying the API key, as Jackett's proxied links do. A bad API key is answered as Jackett
 answers it: HTTP 200 with ``<error code="100" …/>``.
+
+With ``torrent_links_only`` set it answers as most private trackers behind Jackett or Prowlarr do: every
+item has only its .torrent link (with the API key in it), no info hash and no magnet. The links serve a
+real-sized .torrent of each release (`make_release_torrent`), so adding one works end to end; with
+``links_redirect_to_magnets`` also set, the links redirect to the release's magnet instead.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from aiohttp import web
 from ._server import LoopbackServer
 from .knaben_server import synthetic_hash
 from .tmdb_server import MOVIES, SHOWS
+from .torrents import ReleaseTorrent, make_release_torrent
 
 TORZNAB_NS = "http://torznab.com/schemas/2015/feed"
 ATOM_NS = "http://www.w3.org/2005/Atom"
@@ -28,6 +34,8 @@ ET.register_namespace("torznab", TORZNAB_NS)
 ET.register_namespace("atom", ATOM_NS)
 RSS_TYPE = "application/rss+xml"
 IMDB_DIGITS = {title: imdb_id[2:] for _, title, _, _, imdb_id, _ in [*MOVIES, *SHOWS]}
+SEASON_PACK = re.compile(r"\bS\d{2}(?!E\d)", re.IGNORECASE)
+PACK_EPISODES = 8
 CATEGORY_NAMES = {
     2000: "Movies",
     2040: "Movies/HD",
@@ -164,10 +172,15 @@ class TorznabServer(LoopbackServer):
         self.movie_params: str | None = "q,imdbid,tmdbid"
         self.tv_params: str | None = "q,season,ep,imdbid,tvdbid"
         self.max_limit = 100
+        self.torrent_links_only = False
+        self.links_redirect_to_magnets = False  # as Jackett does for trackers that only give magnets
         self.requests: list[dict[str, str]] = []
+        self.downloads: list[dict[str, str]] = []  # the query strings of .torrent downloads
         self._releases = default_releases()
         self._answers: list[tuple[int, bytes, str]] = []
+        self._torrents: dict[str, ReleaseTorrent] = {}
         self.app.router.add_get(f"/api/v2.0/indexers/{indexer}/results/torznab/api", self._api)
+        self.app.router.add_get(f"/dl/{indexer}/", self._download)
 
     @property
     def base_url(self) -> str:
@@ -195,6 +208,37 @@ class TorznabServer(LoopbackServer):
         """The proxied .torrent link of a release, with the API key in it as Jackett's are."""
         query = f"jackett_apikey={self.api_key}&path={release.info_hash}&file={quote(release.title)}"
         return f"{self.root_url}/dl/{self.indexer}/?{query}"
+
+    def torrent_for(self, release: Release) -> ReleaseTorrent:
+        """The .torrent a release's link serves (made once): its files, a sample, an .nfo, subtitles."""
+        if release.info_hash not in self._torrents:
+            episodes = PACK_EPISODES if SEASON_PACK.search(release.title) else 0
+            self._torrents[release.info_hash] = make_release_torrent(
+                release.title, release.size, episodes=episodes
+            )
+        return self._torrents[release.info_hash]
+
+    async def _download(self, request: web.Request) -> web.StreamResponse:
+        """A release's .torrent, as Jackett proxies it from the tracker (the API key checked)."""
+        query = dict(request.query)
+        self.downloads.append(query)
+        if (failure := await self.scripted_failure()) is not None:
+            return failure
+        if query.get("jackett_apikey") != self.api_key:
+            return web.Response(status=401, text="Unauthorized")
+        release = next((item for item in self._releases if item.info_hash == query.get("path")), None)
+        if release is None:
+            return web.Response(status=404, text="Not Found")
+        if self.links_redirect_to_magnets:
+            magnet = f"magnet:?xt=urn:btih:{release.info_hash}&dn={quote(release.title)}"
+            return web.Response(status=302, headers={"Location": magnet})
+        torrent = self.torrent_for(release)
+        filename = quote(f"{release.title}.torrent")
+        return web.Response(
+            body=torrent.torrent_bytes,
+            content_type="application/x-bittorrent",
+            headers={"Content-Disposition": f"attachment; filename*=UTF-8''{filename}"},
+        )
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         query = dict(request.query)
@@ -277,8 +321,9 @@ class TorznabServer(LoopbackServer):
         return _xml(rss)
 
     def _item(self, release: Release) -> ET.Element:
+        links_only = self.torrent_links_only
         magnet = f"magnet:?xt=urn:btih:{release.info_hash}&dn={quote(release.title)}"
-        link = self.link_for(release) if not release.magnet else magnet
+        link = self.link_for(release) if links_only or not release.magnet else magnet
         item = ET.Element("item")
         for tag, text in (
             ("title", release.title),
@@ -302,8 +347,8 @@ class TorznabServer(LoopbackServer):
             "imdbid": f"tt{release.imdb}" if release.imdb else None,
             "seeders": str(release.seeders),
             "peers": str(release.seeders + release.leechers),
-            "infohash": release.info_hash,
-            "magneturl": magnet if release.magnet else None,
+            "infohash": None if links_only else release.info_hash,
+            "magneturl": magnet if release.magnet and not links_only else None,
             "downloadvolumefactor": "1",
             "uploadvolumefactor": "1",
         } | release.extra

@@ -29,6 +29,7 @@ from ..clients.errors import (
     InvalidResponseError,
     RateLimitedError,
     RequestRejectedError,
+    ResponseTooLargeError,
 )
 from ..const import (
     CONF_MAX_HISTORY_MESSAGES,
@@ -82,6 +83,7 @@ LLM_RATE_LIMITED: Final = "agent_llm_rate_limited"
 LLM_CANNOT_CONNECT: Final = "agent_llm_cannot_connect"
 LLM_REJECTED: Final = "agent_llm_rejected"
 LLM_BAD_OUTPUT: Final = "agent_llm_bad_output"
+LLM_TOO_LONG: Final = "agent_llm_too_long"
 TOO_MANY_STEPS: Final = "agent_too_many_steps"
 EMPTY_ANSWER: Final = "agent_empty_answer"
 UNEXPECTED_ERROR: Final = "agent_unexpected_error"
@@ -497,6 +499,8 @@ class MediaAgent:
             key = LLM_INVALID_AUTH
         elif isinstance(err, RateLimitedError):
             key = LLM_RATE_LIMITED
+        elif isinstance(err, ResponseTooLargeError):
+            key = LLM_TOO_LONG
         elif isinstance(err, InvalidResponseError):
             key = LLM_BAD_OUTPUT
         elif isinstance(err, RequestRejectedError):

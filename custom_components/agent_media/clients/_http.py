@@ -1,4 +1,4 @@
-"""HTTP plumbing shared by the search clients (Knaben, TMDB, Torznab).
+"""HTTP plumbing shared by the clients that speak HTTP themselves (Knaben, TMDB, Torznab, .torrent links).
 
 Bodies are read with a byte cap, 429 and 5xx answers are retried a bounded number of times within the
 caller's deadline (honouring Retry-After), answers can be kept in a small time-limited cache, and every
@@ -77,6 +77,7 @@ class HttpAnswer:
     content_type: str
     body: bytes
     retry_after: float | None
+    location: str | None = None  # where a redirect points, when redirects are not followed
 
 
 class TTLCache[K: Hashable, V]:
@@ -159,7 +160,8 @@ def parse_retry_after(value: str | None, *, now: datetime | None = None) -> floa
     return max((when - (now or datetime.now(UTC))).total_seconds(), 0.0)
 
 
-def _too_large(service: str, max_bytes: int) -> ResponseTooLargeError:
+def too_large_error(service: str, max_bytes: int) -> ResponseTooLargeError:
+    """Return the error of an answer past ``max_bytes`` ("answered with more than 2 MB")."""
     size = f"{max_bytes / 1024 / 1024:g} MB" if max_bytes >= 1024 * 1024 else f"{max_bytes / 1024:g} KB"
     return ResponseTooLargeError(service, f"answered with more than {size}")
 
@@ -175,24 +177,28 @@ async def _async_fetch_once(
     params: dict[str, str] | None,
     headers: dict[str, str] | None,
     json_body: dict[str, Any] | None,
+    allow_redirects: bool,
 ) -> HttpAnswer:
     try:
         async with (
             asyncio.timeout_at(deadline),
-            session.request(method, url, params=params, headers=headers, json=json_body) as response,
+            session.request(
+                method, url, params=params, headers=headers, json=json_body, allow_redirects=allow_redirects
+            ) as response,
         ):
             if response.content_length is not None and response.content_length > max_bytes:
-                raise _too_large(service, max_bytes)
+                raise too_large_error(service, max_bytes)
             body = bytearray()
             async for chunk in response.content.iter_chunked(_READ_CHUNK):
                 body += chunk
                 if len(body) > max_bytes:  # no or a false Content-Length: stop reading at the cap
-                    raise _too_large(service, max_bytes)
+                    raise too_large_error(service, max_bytes)
             return HttpAnswer(
                 status=response.status,
                 content_type=response.content_type,
                 body=bytes(body),
                 retry_after=parse_retry_after(response.headers.get("Retry-After")),
+                location=response.headers.get("Location"),
             )
     except TimeoutError as err:
         raise TimedOutError(service, "timed out") from err
@@ -212,12 +218,14 @@ async def async_fetch(
     params: dict[str, str] | None = None,
     headers: dict[str, str] | None = None,
     json_body: dict[str, Any] | None = None,
+    allow_redirects: bool = True,
 ) -> HttpAnswer:
     """Send a request, again after a pause while the service answers 429 or 5xx; return the last answer.
 
     A retry happens only when the wait (the policy's doubling delay, or Retry-After when longer) fits both
     the policy's total wait and the deadline. Raises TimedOutError, CannotConnectError or
-    ResponseTooLargeError; HTTP statuses are left to the caller (see raise_for_status).
+    ResponseTooLargeError; HTTP statuses are left to the caller (see raise_for_status). Without
+    ``allow_redirects`` a redirect is answered as it is (its ``location`` kept), not followed.
     """
     loop = asyncio.get_running_loop()
     waited = 0.0
@@ -233,6 +241,7 @@ async def async_fetch(
             params=params,
             headers=headers,
             json_body=json_body,
+            allow_redirects=allow_redirects,
         )
         if answer.status not in _RETRIED_STATUSES or attempt >= retry.attempts:
             return answer

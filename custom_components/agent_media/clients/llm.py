@@ -9,7 +9,13 @@ from typing import TYPE_CHECKING, Any, Final, cast
 
 import openai
 
-from ..const import LLM_MAX_RETRIES, LLM_STREAM_IDLE_TIMEOUT, LLM_TIMEOUT
+from ..const import (
+    LLM_MAX_RETRIES,
+    LLM_STREAM_IDLE_TIMEOUT,
+    LLM_TIMEOUT,
+    MAX_LLM_REPLY_CHARS,
+    MAX_LLM_TOOL_ARGUMENTS_CHARS,
+)
 from .errors import (
     AgentMediaClientError,
     CannotConnectError,
@@ -17,6 +23,7 @@ from .errors import (
     InvalidResponseError,
     RateLimitedError,
     RequestRejectedError,
+    ResponseTooLargeError,
 )
 
 if TYPE_CHECKING:
@@ -84,6 +91,34 @@ def _build_openai_client(
     _ = client.chat.completions, client.models
     client.platform_headers()  # reads platform details from disk once, then cached
     return client
+
+
+class _ReplyMeter:
+    """Counts what one streamed completion has sent; raises ResponseTooLargeError past the caps."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.arguments: dict[int, int] = {}
+
+    def count(self, chunk: ChatCompletionChunk) -> None:
+        for choice in chunk.choices:
+            delta = choice.delta
+            thinking = getattr(delta, "reasoning_content", None)
+            self.total += len(delta.content or "") + (len(thinking) if isinstance(thinking, str) else 0)
+            for call in delta.tool_calls or ():
+                if call.function is None:
+                    continue
+                arguments = len(call.function.arguments or "")
+                self.total += arguments + len(call.function.name or "")
+                self.arguments[call.index] = self.arguments.get(call.index, 0) + arguments
+                if self.arguments[call.index] > MAX_LLM_TOOL_ARGUMENTS_CHARS:
+                    raise _too_long("a tool call's arguments are", MAX_LLM_TOOL_ARGUMENTS_CHARS)
+        if self.total > MAX_LLM_REPLY_CHARS:
+            raise _too_long("the answer is", MAX_LLM_REPLY_CHARS)
+
+
+def _too_long(what: str, limit: int) -> ResponseTooLargeError:
+    return ResponseTooLargeError(SERVICE, f"{what} longer than {limit:,} characters")
 
 
 class LLMClient:
@@ -167,7 +202,9 @@ class LLMClient:
         """Yield the chunks of one streamed completion; failures raise our errors, never ``openai``'s.
 
         A server that sends nothing usable for `idle_timeout` seconds (keep-alive comments do not count: they
-        reset the HTTP client's read time-out, not this one) is given up on.
+        reset the HTTP client's read time-out, not this one) is given up on. An answer past
+        `MAX_LLM_REPLY_CHARS` (text, reasoning and tool calls together), or a tool call whose arguments pass
+        `MAX_LLM_TOOL_ARGUMENTS_CHARS`, is cut off with ResponseTooLargeError.
         """
         options: dict[str, Any] = {}
         if tools:
@@ -182,6 +219,7 @@ class LLMClient:
             )
             async with stream:
                 chunks = aiter(stream)
+                meter = _ReplyMeter()
                 try:
                     while True:
                         try:
@@ -189,6 +227,7 @@ class LLMClient:
                                 chunk = await anext(chunks)
                         except StopAsyncIteration:
                             return
+                        meter.count(chunk)
                         yield chunk
                 finally:
                     # Close openai's own generators now, not when asyncio collects them after the turn.

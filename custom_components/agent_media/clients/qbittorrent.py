@@ -3,7 +3,9 @@
 qbittorrent-api is synchronous and not thread-safe (a re-login swaps its HTTP session), so every call runs in
 the executor one at a time per instance. Each call is also bounded by ``asyncio.timeout``: an executor job
 cannot be cancelled, so after a time-out the library client is dropped and a fresh one is built for the next
-call, and the stuck job finishes on its own when the requests time-out fires.
+call, and the stuck job finishes on its own when the requests time-out fires. Every answer is read within
+`MAX_QBITTORRENT_ANSWER_BYTES` (decompressed), at the edge of the library: a requests response hook reads
+the body before requests would, and refuses it past the cap.
 
 It works with qbittorrent-api from 2024.2.59 (the version Home Assistant 2025.4's own qBittorrent
 integration pins, so the one installed wherever that integration is set up) to the newest. The library
@@ -15,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from dataclasses import dataclass
+from functools import partial
 import inspect
 import json
 import time
@@ -22,8 +25,15 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import qbittorrentapi
 
-from ..const import QBITTORRENT_TIMEOUT
-from .bittorrent import info_hash_from_magnet, magnet_name, torrent_file_identity
+from ..const import MAX_QBITTORRENT_ANSWER_BYTES, QBITTORRENT_TIMEOUT
+from ._http import too_large_error
+from .bittorrent import (
+    InvalidTorrentError,
+    TorrentFile,
+    info_hash_from_magnet,
+    magnet_name,
+    read_torrent_file,
+)
 from .errors import (
     AgentMediaClientError,
     BannedError,
@@ -41,6 +51,7 @@ SERVICE: Final = "qbittorrent"
 _ADD_OK: Final = "Ok."
 DUPLICATE_LOOKUPS: Final = 10
 DUPLICATE_LOOKUP_PAUSE: Final = 0.1  # seconds; runs in the executor
+_READ_CHUNK: Final = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +91,34 @@ def _add_succeeded(result: Any) -> bool:
     return False
 
 
+class _AnswerTooLargeError(qbittorrentapi.APIError):
+    """qBittorrent's answer passed the cap (a library error, so the library raises it on, untried again)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        super().__init__(f"answered with more than {max_bytes} bytes")
+        self.max_bytes = max_bytes
+
+
+def _read_within(max_bytes: int, response: Any, *_args: Any, **_kwargs: Any) -> Any:
+    """Read an answer's body, decompressed, refusing it past ``max_bytes`` (a requests response hook).
+
+    Requests calls response hooks with its ``Response`` (untyped here: requests ships no type hints) before
+    it reads the body; the body read here is the one it then keeps.
+    """
+    declared = response.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > max_bytes:
+        response.close()
+        raise _AnswerTooLargeError(max_bytes)
+    body = bytearray()
+    for piece in response.iter_content(_READ_CHUNK):
+        body += piece
+        if len(body) > max_bytes:
+            response.close()
+            raise _AnswerTooLargeError(max_bytes)
+    response._content = bytes(body)  # noqa: SLF001 - where requests keeps a body it has read
+    return response
+
+
 def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in precedence order
     err: Exception, *, during_login: bool = False
 ) -> AgentMediaClientError:
@@ -89,6 +128,8 @@ def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in prec
     """
     if isinstance(err, TimeoutError):
         return CannotConnectError(SERVICE, "timed out")
+    if isinstance(err, _AnswerTooLargeError):
+        return too_large_error(SERVICE, err.max_bytes)
     if isinstance(err, qbittorrentapi.LoginFailed):
         return InvalidAuthError(SERVICE, "wrong username or password")
     if isinstance(err, qbittorrentapi.Forbidden403Error):
@@ -195,6 +236,7 @@ class QBittorrentClient:
         *,
         verify_ssl: bool = True,
         timeout: float = QBITTORRENT_TIMEOUT,
+        max_answer_bytes: int = MAX_QBITTORRENT_ANSWER_BYTES,
     ) -> None:
         """Remember the connection settings; nothing is contacted until the first call."""
         self.url = normalize_url(url)
@@ -202,6 +244,7 @@ class QBittorrentClient:
         self._password = password
         self._verify_ssl = verify_ssl
         self._timeout = timeout
+        self._max_answer_bytes = max_answer_bytes
         self._lock = asyncio.Lock()
         self._client: qbittorrentapi.Client | None = None
 
@@ -218,7 +261,10 @@ class QBittorrentClient:
                 password=self._password,
                 VERIFY_WEBUI_CERTIFICATE=self._verify_ssl,
                 FORCE_SCHEME_FROM_HOST=True,
-                REQUESTS_ARGS={"timeout": self._timeout},
+                REQUESTS_ARGS={
+                    "timeout": self._timeout,
+                    "hooks": {"response": [partial(_read_within, self._max_answer_bytes)]},
+                },
                 SIMPLE_RESPONSES=True,
                 DISABLE_LOGGING_DEBUG_OUTPUT=True,
                 **adapter_args,
@@ -281,7 +327,7 @@ class QBittorrentClient:
 
     async def async_add_torrent_file(
         self,
-        data: bytes,
+        torrent: TorrentFile | bytes,
         *,
         save_path: str | None = None,
         category: str | None = None,
@@ -289,14 +335,18 @@ class QBittorrentClient:
         paused: bool = False,
         skip_checking: bool = False,
     ) -> AddedTorrent:
-        """Add .torrent data. Already present → that torrent."""
-        try:
-            info_hash, name = torrent_file_identity(data)
-        except ValueError as err:
-            raise RequestRejectedError(SERVICE, "not a valid torrent file") from err
+        """Add a .torrent: as read by `read_torrent_file` (not decoded again), or its bytes.
+
+        Already present → that torrent.
+        """
+        if isinstance(torrent, bytes):
+            try:
+                torrent = await asyncio.get_running_loop().run_in_executor(None, read_torrent_file, torrent)
+            except InvalidTorrentError as err:
+                raise RequestRejectedError(SERVICE, "not a valid torrent file") from err
         return await self._add(
-            AddedTorrent(info_hash=info_hash, name=name),
-            {"torrent_files": {f"{info_hash}.torrent": data}},
+            AddedTorrent(info_hash=torrent.info_hash, name=torrent.name),
+            {"torrent_files": {f"{torrent.info_hash}.torrent": torrent.data}},
             save_path=save_path,
             category=category,
             tags=tags,

@@ -8,9 +8,12 @@ import re
 import time
 from typing import TYPE_CHECKING, Any, Final
 
+from yarl import URL
+
 from ..const import (
     DEFAULT_TMDB_IMAGE_URL,
     DEFAULT_TMDB_URL,
+    MAX_POSTER_BYTES,
     MAX_RESPONSE_BYTES,
     MAX_TITLE_LENGTH,
     MAX_TMDB_RESULTS,
@@ -19,8 +22,17 @@ from ..const import (
     SEARCH_TIMEOUT,
 )
 from ..untrusted import image_path
-from ._http import DEFAULT_RETRY, RetryPolicy, TTLCache, async_request_json, clip, deadline_in
-from .errors import AgentMediaClientError, RequestRejectedError
+from ._http import (
+    DEFAULT_RETRY,
+    RetryPolicy,
+    TTLCache,
+    async_fetch,
+    async_request_json,
+    clip,
+    deadline_in,
+    raise_for_status,
+)
+from .errors import AgentMediaClientError, InvalidResponseError, RequestRejectedError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -42,6 +54,20 @@ _NO_IMDB_ID: Final = ""  # cached when TMDB knows no IMDb id
 MAX_SEASONS: Final = 100  # seasons read of one show
 MAX_EPISODES: Final = 500  # episodes read of one season
 _IMAGE_BASE = re.compile(r"https?://[^\s?#]{1,200}/")
+_REDIRECTS: Final = range(300, 400)
+
+
+@dataclass(frozen=True, slots=True)
+class Poster:
+    """A poster's bytes, as TMDB's image host served them."""
+
+    content: bytes
+    content_type: str  # "image/jpeg", "image/png", …
+
+
+def _origin(url: str) -> tuple[str, str | None, int | None]:
+    parsed = URL(url)
+    return parsed.scheme, parsed.host, parsed.port
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,6 +226,8 @@ class TMDBClient:
         )
         self._imdb_ids: TTLCache[tuple[str, int], str] = TTLCache(ttl=cache_ttl, clock=clock)
         self._image_base: str | None = None  # asked of /configuration once: it hardly ever changes
+        # Where posters may come from: TMDB's image host, or the configured API's own (a mirror serves both).
+        self._image_origins = frozenset({_origin(DEFAULT_TMDB_IMAGE_URL), _origin(self._base_url)})
 
     async def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
         query = {**self._auth_params, **{k: str(v) for k, v in (params or {}).items() if v is not None}}
@@ -230,6 +258,31 @@ class TMDBClient:
             except AgentMediaClientError:
                 return f"{DEFAULT_TMDB_IMAGE_URL}{size}{poster_path}"
         return f"{self._image_base}{size}{poster_path}"
+
+    async def async_poster(self, poster_path: str, size: str = POSTER_SIZE) -> Poster:
+        """Fetch a poster: from TMDB's image host only, without following redirects, at most 1 MiB.
+
+        The host /configuration names must be TMDB's image host or the configured API's own: a changed or
+        hostile configuration cannot make Home Assistant fetch from elsewhere. Raises our client errors.
+        """
+        url = await self.async_poster_url(poster_path, size)
+        if _origin(url) not in self._image_origins:
+            raise RequestRejectedError(SERVICE, "posters come from TMDB's image host only")
+        answer = await async_fetch(
+            self._session,
+            "GET",
+            url,
+            service=SERVICE,
+            deadline=deadline_in(self._timeout),
+            max_bytes=MAX_POSTER_BYTES,
+            allow_redirects=False,
+        )
+        if answer.status in _REDIRECTS:
+            raise RequestRejectedError(SERVICE, f"the poster redirects elsewhere (HTTP {answer.status})")
+        raise_for_status(SERVICE, answer, has_credentials=False)
+        if not (content_type := answer.content_type).startswith("image/"):
+            raise InvalidResponseError(SERVICE, f"answered with {content_type or 'nothing'}, not an image")
+        return Poster(content=answer.body, content_type=content_type)
 
     async def async_search(
         self,

@@ -137,12 +137,18 @@ def parse_xml(body: bytes, service: str) -> Element:
     return builder.close()
 
 
-def raise_for_torznab_error(root: Element, service: str) -> None:
-    """Raise the error a Torznab ``<error code=… description=…/>`` document means; return for any other."""
+def raise_for_torznab_error(root: Element, service: str, *, api_key: str = "") -> None:
+    """Raise the error a Torznab ``<error code=… description=…/>`` document means; return for any other.
+
+    Jackett's descriptions may quote the request, key included: the key is masked before clipping.
+    """
     if root.tag != "error":
         return
     code = as_int(root.get("code"))
-    detail = clip(root.get("description"), _ERROR_DETAIL_LENGTH) or "no description"
+    description = root.get("description")
+    if api_key and description:
+        description = description.replace(api_key, "***")
+    detail = clip(description, _ERROR_DETAIL_LENGTH) or "no description"
     if code in _AUTH_CODES:
         raise InvalidAuthError(service, f"credentials refused (Torznab error {code}: {detail})")
     if code in _LIMIT_CODES:
@@ -363,7 +369,7 @@ class TorznabClient:
             )
         root = await asyncio.get_running_loop().run_in_executor(None, parse_xml, answer.body, self.name)
         # Jackett answers a bad key with HTTP 200 and an error document: the document says more.
-        raise_for_torznab_error(root, self.name)
+        raise_for_torznab_error(root, self.name, api_key=self._api_key)
         raise_for_status(self.name, answer, has_credentials=True)
         return root
 
