@@ -244,6 +244,8 @@ FOLLOWED_SCHEMA: Final = vol.Schema(
         vol.Required("followed_at"): _TIME,
         vol.Required("next_check"): _TIME,
         vol.Required("fetched"): [vol.All(str, vol.Length(max=20))],
+        # The last episode or pack a check searched when it ran out of searches: the next starts after it.
+        vol.Optional("resume_after"): vol.Any(None, vol.All(str, vol.Length(max=20))),
     },
     extra=vol.REMOVE_EXTRA,
 )
@@ -1104,10 +1106,12 @@ class WantedSection(_Section):
             del record["fetched"][: max(0, len(record["fetched"]) - MAX_FETCHED)]
             self._memory.schedule_save()
 
-    def next_show_check(self, key: str, when: datetime) -> None:
-        """Set when a followed show is checked next."""
+    def next_show_check(self, key: str, when: datetime | None, resume_after: str | None) -> None:
+        """Set when a followed show is checked next (None: it stays due) and where that check starts."""
         if (record := self._data["shows"].get(key)) is not None:
-            record["next_check"] = when.isoformat()
+            if when is not None:
+                record["next_check"] = when.isoformat()
+            record["resume_after"] = resume_after
             self._memory.schedule_save()
 
     def unfollow(self, key: str) -> dict[str, Any] | None:
