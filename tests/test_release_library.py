@@ -36,7 +36,7 @@ def test_a_single_file_film_is_hard_linked_under_its_plex_name(tmp_path: Path) -
     video = write(tmp_path / "downloads" / "Night.of.the.Living.Dead.1968.720p.WEBRip.MKV", b"film" * 1000)
     library = tmp_path / "movies"
 
-    result = organize(str(video), NOTLD, str(library))
+    result = organize(str(video.parent), [video.name], NOTLD, str(library))
 
     target = library / "Night of the Living Dead (1968)" / "Night of the Living Dead (1968).mkv"
     assert result.library_path == str(target)
@@ -53,7 +53,14 @@ def test_a_folder_keeps_the_film_and_leaves_samples_and_extras(tmp_path: Path) -
     write(download / "Nosferatu.nfo", b"info")
 
     result = organize(
-        str(download), {"title": "Nosferatu", "year": 1922, "media_type": "movie"}, str(tmp_path)
+        str(download.parent),
+        [
+            "Nosferatu.1922.1080p.BluRay/Nosferatu.1922.1080p.BluRay.mp4",
+            "Nosferatu.1922.1080p.BluRay/Sample/nosferatu-sample.mp4",
+            "Nosferatu.1922.1080p.BluRay/Nosferatu.nfo",
+        ],
+        {"title": "Nosferatu", "year": 1922, "media_type": "movie"},
+        str(tmp_path),
     )
 
     assert result.files == [str(tmp_path / "Nosferatu (1922)" / "Nosferatu (1922).mp4")]
@@ -67,7 +74,7 @@ def test_name_collisions_get_a_number_and_identical_files_are_reused(tmp_path: P
     write(folder / "Night of the Living Dead (1968).mkv", b"another release")
     first = write(tmp_path / "a" / "NOTLD.1968.1080p.mkv", b"the 1080p release")
 
-    placed = organize(str(first), NOTLD, str(library))
+    placed = organize(str(first.parent), [first.name], NOTLD, str(library))
 
     second_name = folder / "Night of the Living Dead (1968) (2).mkv"
     assert placed.library_path == str(second_name)
@@ -76,23 +83,24 @@ def test_name_collisions_get_a_number_and_identical_files_are_reused(tmp_path: P
 
     # The same content from elsewhere (a re-download) is not placed twice.
     copy = write(tmp_path / "b" / "NOTLD.1968.1080p.mkv", b"the 1080p release")
-    again = organize(str(copy), NOTLD, str(library))
+    again = organize(str(copy.parent), [copy.name], NOTLD, str(library))
     assert again.library_path == str(second_name)
     assert (again.linked, again.reused) == (0, 1)
     # A third, different file takes the next number.
     third = write(tmp_path / "c" / "NOTLD.1968.720p.mkv", b"the 720p release")
-    assert organize(str(third), NOTLD, str(library)).library_path == str(
+    assert organize(str(third.parent), [third.name], NOTLD, str(library)).library_path == str(
         folder / "Night of the Living Dead (1968) (3).mkv"
     )
 
 
 def test_a_season_pack_goes_into_season_folders(tmp_path: Path) -> None:
-    pack = tmp_path / "downloads" / "Pioneer.One.S01.720p.WEB.x264-VODO"
-    for episode in (1, 2, 3):
-        write(pack / f"Pioneer.One.S01E0{episode}.720p.WEB.x264-VODO.mkv", bytes([episode]) * 300)
-    write(pack / "Pioneer.One.S01E01.sample.mkv", b"x")
+    pack = "Pioneer.One.S01.720p.WEB.x264-VODO"
+    names = [f"{pack}/Pioneer.One.S01E0{episode}.720p.WEB.x264-VODO.mkv" for episode in (1, 2, 3)]
+    names.append(f"{pack}/Pioneer.One.S01E01.sample.mkv")
+    for number, name in enumerate(names, 1):
+        write(tmp_path / "downloads" / name, bytes([number]) * 300)
 
-    result = organize(str(pack), PIONEER, str(tmp_path / "tv"))
+    result = organize(str(tmp_path / "downloads"), names, PIONEER, str(tmp_path / "tv"))
 
     season = tmp_path / "tv" / "Pioneer One (2010)" / "Season 01"
     assert result.library_path == str(season)
@@ -111,13 +119,29 @@ def test_copy_when_a_hard_link_is_impossible(tmp_path: Path) -> None:
     root = other_disk / f"agent-media-{tmp_path.name}" if crosses else tmp_path / "library"
     target = root / "Elephants Dream (2006)" / "Elephants Dream (2006).mkv"
     try:
-        final, how = place(source, target)
+        final, how = place(source, target, root.resolve())
         assert final == target
         assert target.read_bytes() == source.read_bytes()
         assert how == ("copied" if crosses else "linked")
         assert target.samefile(source) is not crosses
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_only_listed_files_inside_the_save_path_are_taken(tmp_path: Path) -> None:
+    """A listed name leading out of the save path (".." or a symlink put there since) is passed over."""
+    downloads = tmp_path / "downloads"
+    write(tmp_path / "elsewhere" / "secret.mkv", b"not in the torrent")
+    write(downloads / "Night.of.the.Living.Dead.1968.mkv", b"film" * 100)
+    write(downloads / "Unlisted.Film.2001.mkv", b"someone else's")
+    (downloads / "link.mkv").symlink_to(tmp_path / "elsewhere" / "secret.mkv")
+    names = ["Night.of.the.Living.Dead.1968.mkv", "../elsewhere/secret.mkv", "link.mkv", "/etc/hostname.mkv"]
+
+    result = organize(str(downloads), names, NOTLD, str(tmp_path / "movies"))
+
+    folder = tmp_path / "movies" / "Night of the Living Dead (1968)"
+    assert result.files == [str(folder / "Night of the Living Dead (1968).mkv")]
+    assert [path.name for path in folder.iterdir()] == ["Night of the Living Dead (1968).mkv"]
 
 
 def test_safe_names() -> None:
@@ -139,6 +163,7 @@ async def test_completion_event_carries_the_library_path(
     write(movies / "Night of the Living Dead (1968)" / "Night of the Living Dead (1968).mkv", b"older copy")
     hass.config_entries.async_update_entry(entry, options={**entry.options, "organize_library": True})
     await hass.async_block_till_done()  # the entry reloads with its new options
+    hass.config.allowlist_external_dirs = {str(tmp_path / "library")}  # checked again at each use
     entry.runtime_data.memory.household.set_folder("movie", str(movies))
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
     local = make_local_torrent(

@@ -19,10 +19,13 @@ from homeassistant.exceptions import ServiceValidationError
 from homeassistant.util import dt as dt_util
 
 from .helpers import torrents_in_qbittorrent, wait_until
-from .rig.knaben_server import movie_hits, show_hits, synthetic_hash
+from .rig.knaben_server import _hit, movie_hits, show_hits, synthetic_hash
+from .rig.torrents import make_local_torrent
 from .test_conversation import converse, speech, tool_results
 
 if TYPE_CHECKING:
+    from freezegun.api import FrozenDateTimeFactory
+
     from homeassistant.core import HomeAssistant
 
     from .rig.knaben_server import KnabenServer
@@ -253,3 +256,88 @@ async def test_the_models_tool_keeps_a_title_wanted(
     await converse(hass, setup_integration, "Actually forget about Tears of Steel")
     assert "forget_wanted" in {tool["function"]["name"] for tool in llm_server.requests[2]["tools"]}
     assert setup_integration.runtime_data.memory.wanted.titles() == {}
+
+
+# Shows in the public domain, besides Pioneer One (ids synthetic, as in the TMDB stand-in).
+MORE_SHOWS = {900002: ("Flash Gordon", "1954-10-01"), 900003: ("One Step Beyond", "1959-01-20")}
+
+
+async def _round(hass: HomeAssistant, freezer: FrozenDateTimeFactory, seconds: float) -> None:
+    """Let `seconds` pass, then let the scheduler's round (and anything else that came due) finish."""
+    freezer.tick(timedelta(seconds=seconds))
+    async_fire_time_changed(hass)
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+
+def _searches(knaben_server: KnabenServer) -> dict[str, int]:
+    """How many searches Knaben received, by query (Knaben is asked the title alone, even for episodes)."""
+    counts: dict[str, int] = {}
+    for body in knaben_server.requests:
+        counts[body["query"]] = counts.get(body["query"], 0) + 1
+    return counts
+
+
+async def test_followed_shows_are_searched_every_six_hours_whatever_is_missing(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    knaben_server: KnabenServer,
+    tmdb_server: TMDBServer,
+    qbittorrent: QBittorrentInstance,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Three followed shows with twelve aired episodes nobody has: one check each per 6 hours, not a storm.
+
+    Each check searches at most MAX_SHOW_SEARCHES episodes, and the next starts where it stopped, so the
+    twelfth episode gets its turn too.
+    """
+    today = dt_util.utcnow().date()
+    season = [today - timedelta(days=7 * (12 - week)) for week in range(12)] + [today + timedelta(days=7)]
+    tmdb_server.set_air_dates(PIONEER_ID, {1: season})
+    for tmdb_id, (title, first_aired) in MORE_SHOWS.items():
+        tmdb_server.add_result("tv", tmdb_id, title, first_aired, imdb_id=f"tt{tmdb_id + 9_000_000}")
+        tmdb_server.set_air_dates(tmdb_id, {1: season})
+    knaben_server.set_hits([])
+    for title in ("Pioneer One", *(title for title, _aired in MORE_SHOWS.values())):
+        await hass.services.async_call(DOMAIN, "follow_show", {"title": title, "season": 1}, blocking=True)
+        await hass.async_block_till_done(wait_background_tasks=True)
+    for _round_number in range(6):  # the scheduler's rounds of the next hour
+        await _round(hass, freezer, WANTED_CHECK_INTERVAL)
+
+    assert _searches(knaben_server) == {"Pioneer One": 10, "Flash Gordon": 10, "One Step Beyond": 10}
+
+    # The twelfth episode is out now; the next check (6 hours after the first) starts at the eleventh.
+    episode_12 = make_local_torrent(qbittorrent.downloads_dir, "Pioneer.One.S01E12.1080p.WEB.x264-VODO")
+    link = knaben_server.serve_torrent(episode_12.info_hash, episode_12.torrent_bytes)
+    release = _hit(episode_12.name, label="pioneer s01e12", size=1_400_000_000, seeders=80, peers=3)
+    knaben_server.set_hits(
+        [release | {"hash": None, "magnetUrl": None, "link": link, "categoryId": [2000000]}]
+    )
+    rounds_left = (FOLLOW_CHECK_INTERVAL - 6 * WANTED_CHECK_INTERVAL) // WANTED_CHECK_INTERVAL
+    for _round_number in range(rounds_left):
+        await _round(hass, freezer, WANTED_CHECK_INTERVAL)
+
+    assert _searches(knaben_server) == {"Pioneer One": 20, "Flash Gordon": 20, "One Step Beyond": 20}
+    assert setup_integration.runtime_data.memory.wanted.shows()[f"tv:{PIONEER_ID}"]["fetched"] == ["s01e12"]
+    assert episode_12.info_hash in await torrents_in_qbittorrent(hass, qbittorrent)
+
+
+async def test_a_wanted_title_is_searched_on_its_back_off(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    knaben_server: KnabenServer,
+    freezer: FrozenDateTimeFactory,
+) -> None:
+    """Searched when wanted, then 1 h, 2 h and 4 h later: four searches in eight hours of 10-minute rounds."""
+    knaben_server.set_hits([])
+    await hass.services.async_call(DOMAIN, "want", {"title": "Nosferatu", "year": 1922}, blocking=True)
+    per_search = len(knaben_server.requests)  # the title with its year, then without
+    assert per_search >= 1
+    searched_at: list[int] = []
+    for minute in range(10, 8 * 60 + 1, 10):
+        before = len(knaben_server.requests)
+        await _round(hass, freezer, WANTED_CHECK_INTERVAL)
+        if len(knaben_server.requests) > before:
+            searched_at.append(minute)
+
+    assert len(knaben_server.requests) == 4 * per_search
+    assert [minute // 60 for minute in searched_at] == [1, 3, 7]  # 1 h, then 2 h, then 4 h later

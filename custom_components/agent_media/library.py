@@ -5,6 +5,10 @@
 qBittorrent keeps seeding the original), else copied; the download itself is never moved or changed. A name
 already taken by the same content is reused; by other content, the new file gets " (2)", " (3)", ….
 Off by default (option `organize_library`); the file work runs in the executor.
+
+Only the torrent's own files (qBittorrent's file list, joined with its save path) are ever taken, never what
+else lies in the folder. The library folder is checked again and resolved at each use, and written through
+its real path: a symlink re-pointed since it was set cannot lead the files outside the allowed folders.
 """
 
 from __future__ import annotations
@@ -13,16 +17,18 @@ from dataclasses import dataclass, field
 import errno
 import filecmp
 import os
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 import re
 import shutil
 from typing import TYPE_CHECKING, Any, Final
 
+from .clients.errors import AgentMediaClientError
 from .const import CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY, LOGGER
+from .operations import real_folder_path
 from .ranking import parse_release
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
     from homeassistant.core import HomeAssistant
 
@@ -63,43 +69,60 @@ def media_folder_name(media: Mapping[str, Any]) -> str:
     return f"{title} ({media['year']})" if media.get("year") else title
 
 
-def _videos(content: Path) -> list[Path]:
-    """Return the videos of a download, without samples and trailers (unless that is all there is)."""
-    if content.is_file():
-        return [content] if content.suffix.lower() in VIDEO_EXTENSIONS else []
-    videos = sorted(
-        path for path in content.rglob("*") if path.is_file() and path.suffix.lower() in VIDEO_EXTENSIONS
-    )
-    main = [path for path in videos if not _SAMPLE_RE.search(str(path.relative_to(content)))]
+def _videos(download_root: Path, file_names: Iterable[str]) -> list[tuple[Path, str]]:
+    """Return (real path, name as listed) of the torrent's own videos, without samples and trailers.
+
+    Only the files qBittorrent lists for the torrent count, whatever else shares its folder: with the
+    "don't create subfolder" layout a download's folder is everyone's. A name leading outside the torrent's
+    save path (`..`, a symlink put there since) is passed over.
+    """
+    real_root = download_root.resolve()
+    videos = []
+    for name in file_names:
+        relative = PurePosixPath(name)
+        if (
+            relative.is_absolute()
+            or ".." in relative.parts
+            or relative.suffix.lower() not in VIDEO_EXTENSIONS
+        ):
+            continue
+        real = (download_root / relative).resolve()
+        if real.is_relative_to(real_root) and real.is_file():
+            videos.append((real, name))
+    videos.sort(key=lambda video: video[1])
+    main = [video for video in videos if not _SAMPLE_RE.search(video[1])]
     return main or videos
 
 
-def plan(content: Path, media: Mapping[str, Any], library_root: Path) -> list[tuple[Path, Path]]:
-    """Return (source, target) for every video of a download. Blocking (reads the download's folder)."""
-    videos = _videos(content)
+def plan(
+    download_root: Path, file_names: Iterable[str], media: Mapping[str, Any], library_root: Path
+) -> list[tuple[Path, Path]]:
+    """Return (source, target) for every video of a download. Blocking (looks at the files)."""
+    videos = _videos(download_root, file_names)
     folder = library_root / media_folder_name(media)
     base = folder.name
     if media.get("media_type") != "tv":
         if len(videos) == 1:
-            return [(videos[0], folder / f"{base}{videos[0].suffix.lower()}")]
+            source = videos[0][0]
+            return [(source, folder / f"{base}{source.suffix.lower()}")]
         # Several parts (CD1, CD2): Plex and Jellyfin join "Title (Year) - part1", "- part2".
         return [
-            (video, folder / f"{base} - part{number}{video.suffix.lower()}")
-            for number, video in enumerate(videos, 1)
+            (source, folder / f"{base} - part{number}{source.suffix.lower()}")
+            for number, (source, _name) in enumerate(videos, 1)
         ]
     moves = []
-    for video in videos:
-        parsed = parse_release(video.name)
+    for source, name in videos:
+        parsed = parse_release(PurePosixPath(name).name)
         if not parsed.seasons and not parsed.episodes:
-            parsed = parse_release(str(video.relative_to(content.parent)).replace(os.sep, " "))
+            parsed = parse_release(name.replace("/", " "))  # the season may be in a folder's name
         season = parsed.seasons[0] if len(parsed.seasons) == 1 else None
         target_folder = folder / f"Season {season:02d}" if season is not None else folder
         if season is not None and parsed.episodes:
             episodes = "-".join(f"E{episode:02d}" for episode in parsed.episodes[:3])
-            name = f"{base} - S{season:02d}{episodes}{video.suffix.lower()}"
+            target = f"{base} - S{season:02d}{episodes}{source.suffix.lower()}"
         else:
-            name = safe_name(video.name)
-        moves.append((video, target_folder / name))
+            target = safe_name(PurePosixPath(name).name)
+        moves.append((source, target_folder / target))
     return moves
 
 
@@ -112,16 +135,18 @@ def _same_content(source: Path, target: Path) -> bool:
         return False
 
 
-def place(source: Path, target: Path) -> tuple[Path, str]:
+def place(source: Path, target: Path, library_root: Path) -> tuple[Path, str]:
     """Hard-link (else copy) source to target, or to "name (2).ext"… when target holds something else.
 
-    Returns the final path and "linked", "copied" or "reused" (the same content is already there).
+    `library_root` is the library folder's real path: a folder inside it that is a symlink leading out is
+    refused (PermissionError), so nothing is ever written outside it. Returns the final path and "linked",
+    "copied" or "reused" (the same content is already there).
     """
-    target.parent.mkdir(parents=True, exist_ok=True)
+    _make_folders(target.parent, library_root)
     for number in range(1, MAX_COLLISIONS + 1):
         candidate = target if number == 1 else target.with_name(f"{target.stem} ({number}){target.suffix}")
-        if candidate.exists():
-            if _same_content(source, candidate):
+        if candidate.exists() or candidate.is_symlink():
+            if not candidate.is_symlink() and _same_content(source, candidate):
                 return candidate, "reused"
             continue
         try:
@@ -143,18 +168,33 @@ def place(source: Path, target: Path) -> tuple[Path, str]:
     raise FileExistsError(errno.EEXIST, "too many files with this name", str(target))
 
 
-def organize(content_path: str, media: Mapping[str, Any], library_root: str) -> Organized:
+def _make_folders(folder: Path, library_root: Path) -> None:
+    """Create `folder` under the library root one level at a time, each checked before going into it."""
+    library_root.mkdir(parents=True, exist_ok=True)
+    current = library_root
+    for part in folder.relative_to(library_root).parts:
+        current /= part
+        current.mkdir(exist_ok=True)
+        if not current.resolve().is_relative_to(library_root):
+            raise PermissionError(errno.EACCES, "a folder of the library leads outside it", str(current))
+
+
+def organize(
+    download_root: str, file_names: Iterable[str], media: Mapping[str, Any], library_root: str
+) -> Organized:
     """Put a finished download's videos into the library. Blocking: run it in the executor.
 
-    Raises FileNotFoundError when the download holds no video, and OSError when the files cannot be placed.
+    `download_root` is the torrent's save path and `file_names` its files as qBittorrent lists them (relative
+    to it); `library_root` the library folder's real path, checked by the caller. Raises FileNotFoundError
+    when the download holds no video, and OSError when the files cannot be placed.
     """
-    content = Path(content_path)
-    moves = plan(content, media, Path(library_root))
+    root = Path(library_root)
+    moves = plan(Path(download_root), file_names, media, root)
     if not moves:
-        raise FileNotFoundError(errno.ENOENT, "no video in the download", content_path)
+        raise FileNotFoundError(errno.ENOENT, "no video in the download", download_root)
     result = Organized(library_path="")
     for source, target in moves:
-        final, how = place(source, target)
+        final, how = place(source, target, root)
         result.files.append(str(final))
         setattr(result, how, getattr(result, how) + 1)
     folders = {Path(path).parent for path in result.files}
@@ -174,24 +214,67 @@ def should_organize(entry: AgentMediaConfigEntry, payload: Mapping[str, Any]) ->
     return payload.get("media_type") in ("movie", "tv") and bool(payload.get("title"))
 
 
+def _organize_into_folder(
+    hass: HomeAssistant,
+    download_root: str,
+    file_names: list[str],
+    media: Mapping[str, Any],
+    library_folder: str,
+) -> Organized:
+    """Check the library folder now, and organise through its real path. Blocking: run it in the executor.
+
+    Raises LibraryFolderError when the folder cannot be used (no longer allowed, gone, …).
+    """
+    real_root, problem = real_folder_path(hass, library_folder)
+    if problem is not None:
+        raise LibraryFolderError(problem[1])
+    return organize(download_root, file_names, media, real_root)
+
+
+class LibraryFolderError(Exception):
+    """The library folder cannot be used now; the argument is why (a translation key of errors.py)."""
+
+
+def _finished_files(files: list[dict[str, Any]]) -> list[str]:
+    """Return the names of the torrent's files that were downloaded whole (skipped files are not)."""
+    return [
+        str(item["name"])
+        for item in files
+        if isinstance(item.get("name"), str) and item.get("priority") != 0 and item.get("progress") == 1
+    ]
+
+
 async def async_organize_completed(
     hass: HomeAssistant, entry: AgentMediaConfigEntry, payload: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Return the completion payload with `library_path` (and `library_files`), or `library_error`."""
     result = dict(payload)
     folder_name = TV_FOLDER if payload.get("media_type") == "tv" else MOVIE_FOLDER
-    library_root = entry.runtime_data.memory.household.folder(folder_name)
-    if library_root is None:
+    library_folder = entry.runtime_data.memory.household.folder(folder_name)
+    if library_folder is None:
         result["library_error"] = f"no {folder_name} folder is configured"
         return result
-    content_path = str(payload.get("content_path") or "")
-    if not content_path:
-        result["library_error"] = "qBittorrent gave no content path"
+    download_root = str(payload.get("save_path") or "")
+    if not download_root:
+        result["library_error"] = "qBittorrent gave no save path"
         return result
     try:
-        organized = await hass.async_add_executor_job(organize, content_path, payload, library_root)
+        files = await entry.runtime_data.qbittorrent.async_files(str(payload["hash"]))
+    except AgentMediaClientError as err:
+        result["library_error"] = f"qBittorrent did not list the files: {err.detail}"
+        return result
+    try:
+        organized = await hass.async_add_executor_job(
+            _organize_into_folder, hass, download_root, _finished_files(files), payload, library_folder
+        )
+    except LibraryFolderError as err:
+        LOGGER.warning(
+            "Did not organise %s: the %s folder cannot be used (%s)", payload.get("name"), folder_name, err
+        )
+        result["library_error"] = f"the {folder_name} folder cannot be used ({err})"
+        return result
     except OSError as err:
-        LOGGER.warning("Could not organise %s into %s: %s", content_path, library_root, err)
+        LOGGER.warning("Could not organise %s into %s: %s", payload.get("name"), library_folder, err)
         result["library_error"] = err.strerror or str(err)
         return result
     LOGGER.debug(

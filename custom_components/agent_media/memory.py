@@ -14,7 +14,9 @@
 Loading validates every record: a damaged one is dropped with a warning, the rest kept. A Store written by a
 newer version is refused (`NewerStoreError`) and never written. Writing accepts only JSON-safe, valid UTF-8
 values (`UnstorableValueError` otherwise), so one bad string can never stop every later save. Every list and
-map is bounded; changes are written with `async_delay_save`, so a burst of turns costs one write.
+map is bounded; changes are written with `async_delay_save`, so a burst of turns costs one write. A write
+that fails (a full or read-only disk) raises a repair issue, cleared by the next write that succeeds; a caller
+that answers only once its change is kept (`async_save_now`) gets `MemoryNotSavedError`.
 """
 
 from __future__ import annotations
@@ -27,12 +29,15 @@ import voluptuous as vol
 
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
+from homeassistant.util.file import WriteError
 from homeassistant.util.ulid import ulid_now
 
 from .const import (
     DEFAULT_MAX_HISTORY_MESSAGES,
+    DOMAIN,
     LOGGER,
     STORAGE_MINOR_VERSION,
     STORAGE_VERSION,
@@ -45,6 +50,7 @@ from .links import LINK_ID_LENGTH
 from .ranking import normalize_title
 from .requester import SYSTEM_KEY
 from .untrusted import (
+    MAX_DETAIL,
     MAX_MESSAGE,
     MAX_NAME,
     MAX_TITLE,
@@ -59,6 +65,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
 SAVE_DELAY: Final = 10.0  # seconds; coalesces the writes of a conversation into one
+MEMORY_NOT_SAVED: Final = "memory_not_saved"  # the repair issue and the error of a failed write
 # Seconds; short, since a lost write of the incomplete downloads could announce a completion twice.
 DOWNLOADS_SAVE_DELAY: Final = 2.0
 MAX_FOLDERS: Final = 32
@@ -87,6 +94,18 @@ HOUSEHOLD_SCOPES: Final = frozenset({"all", "errors", "events"})
 
 class NewerStoreError(HomeAssistantError):
     """The stored memory was written by a newer Agent Media; it is left untouched."""
+
+
+class MemoryNotSavedError(HomeAssistantError):
+    """The memory could not be written: what changed is kept until Home Assistant restarts, then lost."""
+
+    def __init__(self, error: str) -> None:
+        """Say why, translated (a repair issue says it too)."""
+        super().__init__(
+            translation_domain=DOMAIN,
+            translation_key=MEMORY_NOT_SAVED,
+            translation_placeholders={"error": error},
+        )
 
 
 # --- record schemas (what a valid record looks like on load) ------------------------------------------------
@@ -252,6 +271,8 @@ FOLLOWED_SCHEMA: Final = vol.Schema(
         vol.Required("followed_at"): _TIME,
         vol.Required("next_check"): _TIME,
         vol.Required("fetched"): [vol.All(str, vol.Length(max=20))],
+        # The last episode or pack a check searched when it ran out of searches: the next starts after it.
+        vol.Optional("resume_after"): vol.Any(None, vol.All(str, vol.Length(max=20))),
     },
     extra=vol.REMOVE_EXTRA,
 )
@@ -404,7 +425,27 @@ def migrate_v1(old: Any) -> dict[str, Any]:
 
 
 class _MemoryStore(Store[dict[str, Any]]):
-    """The Store, with the migrations between layouts of the stored data."""
+    """The Store, with the migrations between layouts of the stored data, telling each write's outcome."""
+
+    def __init__(self, hass: HomeAssistant, key: str, on_written: Callable[[Exception | None], None]) -> None:
+        """Make the entry's Store: private (paths, what the household watches), written atomically."""
+        super().__init__(
+            hass, STORAGE_VERSION, key, private=True, atomic_writes=True, minor_version=STORAGE_MINOR_VERSION
+        )
+        self._on_written = on_written
+
+    async def _async_write_data(self, *args: Any) -> None:
+        # The outer edge of every write (its arguments differ between Home Assistant versions). The Store
+        # logs a failed write on one line and carries on: the memory is told, so that it can say so.
+        try:
+            await super()._async_write_data(*args)
+        except HomeAssistantError as err:  # WriteError, SerializationError: logged by the Store
+            self._on_written(err)
+            raise
+        except OSError as err:  # its folder could not be made: the Store would let it escape
+            self._on_written(err)
+            raise WriteError(err) from err
+        self._on_written(None)
 
     async def _async_migrate_func(
         self, old_major_version: int, _old_minor_version: int, old_data: dict[str, Any]
@@ -511,14 +552,9 @@ class AgentMediaMemory:
     ) -> None:
         """Prepare an empty memory; `async_load` fills it from storage."""
         self._hass = hass
-        self._store = _MemoryStore(
-            hass,
-            STORAGE_VERSION,
-            storage_key(entry_id),
-            private=True,  # may hold personal data (paths, what the household watches)
-            atomic_writes=True,
-            minor_version=STORAGE_MINOR_VERSION,
-        )
+        self._entry_id = entry_id
+        self._store = _MemoryStore(hass, storage_key(entry_id), self._written)
+        self._write_error: str | None = None  # why the last write failed; None once one succeeds
         self._max_history_messages = max(2, max_history_messages)
         self._data: dict[str, Any] = _empty_data()
         self._save_pending = False
@@ -553,8 +589,43 @@ class AgentMediaMemory:
     async def async_flush(self) -> None:
         """Write a pending delayed save now (on unload, so a reload reads fresh data)."""
         if self._save_pending:
-            self._save_pending = False
             await self._store.async_save(self._data_to_save())
+
+    async def async_save_now(self) -> None:
+        """Write what is pending now, for a caller that answers only once it is kept.
+
+        Raises MemoryNotSavedError when it could not be written (the repair issue says so too).
+        """
+        if not self._loaded:
+            return
+        if self._save_pending or self._write_error is not None:  # after a failure: try again
+            await self._store.async_save(self._data_to_save())
+        if self._write_error is not None:
+            raise MemoryNotSavedError(self._write_error)
+
+    @callback
+    def _written(self, error: Exception | None) -> None:
+        """Keep a write's outcome: a failure raises a repair issue, the next write that succeeds clears it."""
+        issue_id = f"{MEMORY_NOT_SAVED}_{self._entry_id}"
+        if error is None:
+            if self._write_error is not None:
+                self._write_error = None
+                ir.async_delete_issue(self._hass, DOMAIN, issue_id)
+            return
+        self._write_error = clip(str(error) or type(error).__name__, MAX_DETAIL)
+        entry = self._hass.config_entries.async_get_entry(self._entry_id)
+        ir.async_create_issue(
+            self._hass,
+            DOMAIN,
+            issue_id,
+            is_fixable=False,
+            severity=ir.IssueSeverity.ERROR,
+            translation_key=MEMORY_NOT_SAVED,
+            translation_placeholders={
+                "title": entry.title if entry is not None else self._entry_id,
+                "error": self._write_error,
+            },
+        )
 
     async def async_remove(self) -> None:
         """Delete the stored memory (the entry is being removed)."""
@@ -562,6 +633,7 @@ class AgentMediaMemory:
         await self.async_flush()
         self._data = _empty_data()
         await self._store.async_remove()
+        ir.async_delete_issue(self._hass, DOMAIN, f"{MEMORY_NOT_SAVED}_{self._entry_id}")
 
     @callback
     def schedule_save(self, delay: float = SAVE_DELAY) -> None:
@@ -1120,10 +1192,12 @@ class WantedSection(_Section):
             del record["fetched"][: max(0, len(record["fetched"]) - MAX_FETCHED)]
             self._memory.schedule_save()
 
-    def next_show_check(self, key: str, when: datetime) -> None:
-        """Set when a followed show is checked next."""
+    def next_show_check(self, key: str, when: datetime | None, resume_after: str | None) -> None:
+        """Set when a followed show is checked next (None: it stays due) and where that check starts."""
         if (record := self._data["shows"].get(key)) is not None:
-            record["next_check"] = when.isoformat()
+            if when is not None:
+                record["next_check"] = when.isoformat()
+            record["resume_after"] = resume_after
             self._memory.schedule_save()
 
     def unfollow(self, key: str) -> dict[str, Any] | None:

@@ -221,18 +221,33 @@ def check_folder_path(hass: HomeAssistant, path: str) -> tuple[str, tuple[ErrorC
     Whether the path is allowed is checked first, so nothing is revealed about paths outside the allowed ones.
     Symlinks are resolved every time, so a link re-pointed after a folder was set is caught at its next use.
     """
+    path, _real, problem = _inspect_folder(hass, path)
+    return path, problem
+
+
+def real_folder_path(hass: HomeAssistant, path: str) -> tuple[str, tuple[ErrorCode, str] | None]:
+    """Return the folder's real path (symlinks resolved now) to write through, or why it cannot be used.
+
+    Blocking (executor). Writing through the path as resolved and checked, not as stored, is what keeps a
+    link re-pointed since from leading the writes elsewhere.
+    """
+    path, real, problem = _inspect_folder(hass, path)
+    return (path if real is None else str(real)), problem
+
+
+def _inspect_folder(hass: HomeAssistant, path: str) -> tuple[str, Path | None, tuple[ErrorCode, str] | None]:
     path = os.path.normpath(path)
     encoded = path.encode("utf-8", "surrogateescape")
     if len(encoded) > MAX_PATH or any(len(part) > MAX_PATH_COMPONENT for part in encoded.split(b"/")):
-        return path, (ErrorCode.INVALID_PATH, "path_too_long")
+        return path, None, (ErrorCode.INVALID_PATH, "path_too_long")
     try:
-        return path, _folder_problem(hass, path)
-    except (OSError, ValueError):
-        return path, (ErrorCode.NOT_READABLE, "path_not_readable")
+        real = Path(path).resolve()
+        return path, real, _folder_problem(hass, real)
+    except (OSError, RuntimeError, ValueError):  # RuntimeError: a symlink loop, before Python 3.13
+        return path, None, (ErrorCode.NOT_READABLE, "path_not_readable")
 
 
-def _folder_problem(hass: HomeAssistant, path: str) -> tuple[ErrorCode, str] | None:
-    resolved = Path(path).resolve()
+def _folder_problem(hass: HomeAssistant, resolved: Path) -> tuple[ErrorCode, str] | None:
     inside_roots = any(resolved.is_relative_to(Path(root).resolve()) for root in allowed_roots(hass))
     if not inside_roots and not hass.config.is_allowed_path(str(resolved)):
         return ErrorCode.NOT_ALLOWED, "folder_not_allowed"

@@ -9,6 +9,7 @@ Their errors become the translated exception errors.py maps each code to (`Unaut
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
+import re
 from typing import TYPE_CHECKING, Any, Final, cast
 
 import voluptuous as vol
@@ -26,6 +27,7 @@ from .errors import OperationError
 from .memory import CLEAR_SCOPES
 from .operations import PERMISSION_DENIED, MediaOperations, strict_index
 from .requester import Requester, async_resolve_requester
+from .untrusted import MAX_NAME, MAX_PATH, clip
 
 if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
@@ -419,6 +421,56 @@ async def _async_clear_memory(call: ServiceCall) -> None:
 
 type _Handler = Callable[[ServiceCall], Coroutine[Any, Any, ServiceResponse]]
 
+# Actions whose change the household expects kept: they answer once it is written, or with the error why not.
+_KEPT_CHANGES: Final = frozenset(
+    {
+        SERVICE_SET_FOLDER,
+        SERVICE_CLEAR_MEMORY,
+        SERVICE_WANT,
+        SERVICE_FORGET_WANTED,
+        SERVICE_FOLLOW_SHOW,
+        SERVICE_UNFOLLOW_SHOW,
+    }
+)
+MAX_RESPONSE_ITEMS: Final = 500  # entries of any list in a response (list_downloads: the newest)
+MAX_RESPONSE_KEY: Final = 64
+_LONG_TEXT_KEYS: Final = frozenset({"path", "save_path", "download_link"})  # up to MAX_PATH, not MAX_NAME
+# Control characters (C0, DEL, C1) and the invisible marks that reorder or hide text: never in a response.
+_UNSEEN: Final = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+
+
+def clean_response(value: Any, key: str | None = None) -> Any:
+    """Return an action's response bounded and clean: text on one line, clipped, without control characters.
+
+    Names and titles come from outside (torrents, trackers, TMDB); an automation may speak or show them.
+    """
+    if isinstance(value, str):
+        if key in _LONG_TEXT_KEYS:  # paths and links are kept as they are, spaces included
+            return _UNSEEN.sub(" ", value)[:MAX_PATH]
+        return clip(_UNSEEN.sub(" ", value), MAX_NAME)
+    if isinstance(value, dict):
+        return {
+            clip(_UNSEEN.sub(" ", str(name)), MAX_RESPONSE_KEY): clean_response(item, str(name))
+            for name, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [clean_response(item, key) for item in value[:MAX_RESPONSE_ITEMS]]
+    return value
+
+
+def _answered(service: str, handler: _Handler) -> _Handler:
+    """Wrap an action: its change kept first where the household expects it, then its response cleaned."""
+
+    async def answer(call: ServiceCall) -> ServiceResponse:
+        response = await handler(call)
+        if service in _KEPT_CHANGES:
+            entry = async_get_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
+            await entry.runtime_data.memory.async_save_now()  # MemoryNotSavedError: translated
+        return None if response is None else cast("ServiceResponse", clean_response(response))
+
+    return answer
+
+
 _SERVICES: Final[tuple[tuple[str, _Handler, vol.Schema | vol.All, SupportsResponse], ...]] = (
     (SERVICE_SEARCH, _async_search, SEARCH_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_DOWNLOAD, _async_download, DOWNLOAD_SCHEMA, SupportsResponse.OPTIONAL),
@@ -442,5 +494,5 @@ def async_setup_services(hass: HomeAssistant) -> None:
     """Register the actions (once, from `async_setup`)."""
     for service, handler, schema, supports_response in _SERVICES:
         hass.services.async_register(
-            DOMAIN, service, handler, schema=schema, supports_response=supports_response
+            DOMAIN, service, _answered(service, handler), schema=schema, supports_response=supports_response
         )

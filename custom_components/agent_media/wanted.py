@@ -9,13 +9,17 @@ Following a show: from the season it was followed from, every episode whose air 
 that was not added yet is searched and added. A season that has aired whole, of which nothing was added
 yet, is first looked for as one season pack. What was added is remembered per show (episode "s01e02",
 pack "s01"), so nothing is fetched twice. A show is checked every FOLLOW_CHECK_INTERVAL, and AIRED_GRACE
-after its next air date when that comes sooner.
+after its next air date when that comes sooner, however much it is missing: a check searches at most
+MAX_SHOW_SEARCHES of it, in order, starting after where the previous check stopped, so the sources are never
+asked more often because nothing was found, and every missing episode gets its turn.
 """
 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+import re
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import callback
@@ -38,7 +42,8 @@ if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
 
 EVENT_WANTED_ADDED: Final = "wanted_added"  # journal news: a wanted title or a followed episode was added
-MAX_SHOW_SEARCHES: Final = 10  # searches for one show in one round; the rest waits for the next round
+MAX_SHOW_SEARCHES: Final = 10  # searches for one show at one check; the rest waits for its next check
+_TAG: Final = re.compile(r"s(\d+)(?:e(\d+))?")
 # Failures of a service: the round ends, and what was due stays due.
 _SERVICE_DOWN: Final = frozenset(
     {ErrorCode.CANNOT_CONNECT, ErrorCode.RATE_LIMITED, ErrorCode.BAD_RESPONSE, ErrorCode.INVALID_AUTH}
@@ -144,71 +149,74 @@ class WantedScheduler:
         return [label]
 
     async def _async_check_show(self, operations: MediaOperations, key: str) -> list[str]:
+        """Search what a followed show is missing, MAX_SHOW_SEARCHES at most, and set its next check.
+
+        The check starts after what the last one searched last, so a long backlog is gone through in turns
+        rather than its first episodes searched again and again.
+        """
         wanted = self.entry.runtime_data.memory.wanted
         if (record := wanted.shows().get(key)) is None:
             return []
-        media, tmdb = record["media"], self.entry.runtime_data.tmdb
         now = dt_util.utcnow()
-        today = now.date()
-        added: list[str] = []
-        budget = MAX_SHOW_SEARCHES
-        next_air: date | None = None
         try:
-            for season in await tmdb.async_seasons(media["tmdb_id"]):
-                if season.number < (record.get("from_season") or 1):
-                    continue
-                if season.air_date is None or season.air_date > today:
-                    next_air = _earliest(next_air, season.air_date)
-                    continue
-                episodes = await tmdb.async_episodes(media["tmdb_id"], season.number)
-                aired = [item.episode for item in episodes if item.air_date and item.air_date <= today]
-                upcoming = [item.air_date for item in episodes if item.air_date and item.air_date > today]
-                next_air = _earliest(next_air, min(upcoming, default=None))
-                whole = len(aired) == season.episode_count == len(episodes)
-                budget = await self._async_fetch_season(
-                    operations, key, record, season.number, aired, whole=whole, budget=budget, added=added
-                )
+            missing, next_air = await self._async_missing(record, now.date())
         except AgentMediaClientError as err:
-            LOGGER.debug("Followed show %s not checked now: %s", media.get("title"), err)
+            LOGGER.debug("Followed show %s not checked now: %s", record["media"].get("title"), err)
             raise _ServicesDownError from err
-        wanted.next_show_check(key, _next_show_check(now, next_air, more=budget <= 0))
+        added: list[str] = []
+        searched = resume_after = record.get("resume_after")
+        budget = MAX_SHOW_SEARCHES
+        try:
+            for item in _from_cursor(missing, resume_after):
+                if item.covered_by(wanted.shows().get(key, record)["fetched"]):
+                    continue  # a season pack added in this check holds it
+                if budget == 0:
+                    resume_after = searched  # the rest has its turn at the next check
+                    break
+                budget -= 1
+                found = await self._async_acquire(operations, record, item.season, item.episode)
+                searched = item.tag
+                if found is not None:
+                    added.append(self._fetched(key, record, found, item.season, item.episode))
+            else:
+                resume_after = None
+        except _ServicesDownError:
+            wanted.next_show_check(key, None, searched)  # still due: the next round goes on from there
+            raise
+        wanted.next_show_check(key, _next_show_check(now, next_air), resume_after)
         return added
 
-    async def _async_fetch_season(
-        self,
-        operations: MediaOperations,
-        key: str,
-        record: dict[str, Any],
-        season: int,
-        aired: list[int],
-        *,
-        whole: bool,
-        budget: int,
-        added: list[str],
-    ) -> int:
-        """Add a season's aired episodes not yet added (a pack if it aired whole); return searches left."""
-        wanted = self.entry.runtime_data.memory.wanted
+    async def _async_missing(self, record: dict[str, Any], today: date) -> tuple[list[_Missing], date | None]:
+        """Return what of a followed show has aired and was not added, in order, and its next air date.
 
-        def fetched() -> set[str]:
-            return set(wanted.shows().get(key, record)["fetched"])
-
-        pack = _pack_tag(season)
-        if pack in fetched():
-            return budget
-        if whole and aired and not any(tag.startswith(pack) for tag in fetched()) and budget > 0:
-            budget -= 1
-            if found := await self._async_acquire(operations, record, season, None):
-                added.append(self._fetched(key, record, found, season, None))
-                return budget
-        for episode in aired:
-            if budget <= 0 or pack in fetched():
-                break
-            if _episode_tag(season, episode) in fetched():
+        A season that aired whole, of which nothing was added, comes first as one pack.
+        """
+        media, tmdb = record["media"], self.entry.runtime_data.tmdb
+        fetched = set(record["fetched"])
+        missing: list[_Missing] = []
+        next_air: date | None = None
+        for season in await tmdb.async_seasons(media["tmdb_id"]):
+            if season.number < (record.get("from_season") or 1):
                 continue
-            budget -= 1
-            if found := await self._async_acquire(operations, record, season, episode):
-                added.append(self._fetched(key, record, found, season, episode))
-        return budget
+            if season.air_date is None or season.air_date > today:
+                next_air = _earliest(next_air, season.air_date)
+                continue
+            episodes = await tmdb.async_episodes(media["tmdb_id"], season.number)
+            aired = [item.episode for item in episodes if item.air_date and item.air_date <= today]
+            upcoming = [item.air_date for item in episodes if item.air_date and item.air_date > today]
+            next_air = _earliest(next_air, min(upcoming, default=None))
+            pack = _pack_tag(season.number)
+            if pack in fetched:
+                continue
+            whole = len(aired) == season.episode_count == len(episodes)
+            if whole and aired and not any(tag.startswith(pack) for tag in fetched):
+                missing.append(_Missing(season.number, None))
+            missing += [
+                _Missing(season.number, episode)
+                for episode in aired
+                if _episode_tag(season.number, episode) not in fetched
+            ]
+        return missing, next_air
 
     def _fetched(
         self, key: str, record: dict[str, Any], added: AddedDownload, season: int, episode: int | None
@@ -228,6 +236,38 @@ class WantedScheduler:
         return label
 
 
+@dataclass(frozen=True, slots=True)
+class _Missing:
+    """An aired episode of a followed show not added yet, or a whole season to look for as one pack."""
+
+    season: int
+    episode: int | None  # None: the season's pack
+
+    @property
+    def tag(self) -> str:
+        """How it is remembered once added: "s01e02", or "s01" for a pack."""
+        return _pack_tag(self.season) if self.episode is None else _episode_tag(self.season, self.episode)
+
+    def covered_by(self, fetched: list[str]) -> bool:
+        """Return whether what was added holds it (its own tag, or its season's pack)."""
+        return self.tag in fetched or _pack_tag(self.season) in fetched
+
+
+def _order(tag: str) -> tuple[int, int]:
+    """Return where a tag ("s01", "s01e02") stands in a show's order: a pack before its episodes."""
+    found = _TAG.fullmatch(tag)
+    return (int(found.group(1)), int(found.group(2) or 0)) if found else (0, 0)
+
+
+def _from_cursor(missing: list[_Missing], resume_after: str | None) -> list[_Missing]:
+    """Return the missing items starting after `resume_after`, then from the first one around again."""
+    if resume_after is None:
+        return missing
+    cursor = _order(resume_after)
+    later = [item for item in missing if _order(item.tag) > cursor]
+    return later + [item for item in missing if _order(item.tag) <= cursor]
+
+
 def _pack_tag(season: int) -> str:
     return f"s{season:02d}"
 
@@ -242,10 +282,8 @@ def _earliest(current: date | None, candidate: date | None) -> date | None:
     return candidate if current is None else min(current, candidate)
 
 
-def _next_show_check(now: datetime, next_air: date | None, *, more: bool) -> datetime:
-    """At the next round when searches were left over; else after the interval, or soon after an air date."""
-    if more:
-        return now
+def _next_show_check(now: datetime, next_air: date | None) -> datetime:
+    """After FOLLOW_CHECK_INTERVAL, or AIRED_GRACE after the next air date when that comes sooner."""
     later = now + timedelta(seconds=FOLLOW_CHECK_INTERVAL)
     if next_air is None:
         return later
