@@ -1,9 +1,9 @@
 """Who owns a conversation, and which list "the 2nd one" means.
 
-An administrator and a read-only user share one entry with the real rig. Whatever the read-only user does, the
-administrator's conversation stays theirs while Home Assistant still holds its chat log, and nothing of it reaches
-the model in another person's turn, through Assist or the OpenAI-compatible endpoint. A number picks from the
-conversation's own list when it has one, else from the person's latest.
+An administrator and a read-only user share one entry with the real rig. Whatever the read-only user does,
+the administrator's conversation stays theirs while Home Assistant still holds its chat log, and nothing of it
+reaches the model in another person's turn, through Assist or the OpenAI-compatible endpoint. A number picks
+from the conversation's own list when it has one, else from the person's latest.
 """
 
 from __future__ import annotations
@@ -16,7 +16,12 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
-from custom_components.agent_media.memory import MAX_CONVERSATIONS, OWNER_KEPT_FOR, AgentMediaMemory
+from custom_components.agent_media.memory import (
+    MAX_CONVERSATIONS,
+    MAX_EARLIER_LISTS,
+    OWNER_KEPT_FOR,
+    AgentMediaMemory,
+)
 from homeassistant.util import dt as dt_util
 
 from .helpers import torrents_in_qbittorrent
@@ -127,7 +132,11 @@ async def test_a_chat_log_agent_media_knows_no_owner_of_is_never_read(
 
     llm_server.queue_text("Hello.")
     other = await ask(
-        hass, entry, "What was my plan?", user_id=hass_read_only_user.id, conversation_id=admins.conversation_id
+        hass,
+        entry,
+        "What was my plan?",
+        user_id=hass_read_only_user.id,
+        conversation_id=admins.conversation_id,
     )
     assert other.conversation_id != admins.conversation_id
     assert not mentions(llm_server.requests[-1], SECRET)
@@ -300,3 +309,39 @@ async def test_the_2nd_one_means_the_conversations_own_list_through_the_model(
     assert added["status"] == "ok"
     assert added["hash"] == question["options"][0]["info_hash"]
     assert question["options"][0]["info_hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
+
+
+async def test_each_conversation_keeps_its_list_within_bounds(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    memory = AgentMediaMemory(hass, "lists")
+    await memory.async_load()
+    person, other = "user:person", "user:other"
+    conversations = [f"conversation-{number}" for number in range(MAX_EARLIER_LISTS + 3)]
+    for number, conversation_id in enumerate(conversations):
+        results = [{"title": f"Release.{number}.{n}"} for n in range(3)]
+        memory.working.store_search(person, f"query {number}", results, None, conversation_id)
+    memory.working.store_search(other, "theirs", [{"title": "Theirs"}], None, conversations[-1])
+
+    def query(conversation_id: str | None) -> str | None:
+        search = memory.working.search(person, conversation_id)
+        return search["query"] if search else None
+
+    # The latest list and MAX_EARLIER_LISTS others are kept; older, new ones and actions get the latest.
+    kept = conversations[-(MAX_EARLIER_LISTS + 1) :]
+    assert [query(conversation_id) for conversation_id in kept] == [
+        f"query {conversations.index(conversation_id)}" for conversation_id in kept
+    ]
+    latest = f"query {len(conversations) - 1}"
+    assert query(conversations[0]) == latest
+    assert query("a-new-conversation") == latest
+    assert query(None) == latest
+    # A question asked in one conversation is answered there, and does not touch another's list.
+    memory.working.set_question(person, "Which one?", [{"title": "Option.1"}], None, conversations[-2])
+    assert memory.working.question(person, conversations[-3]) is None
+    assert query(conversations[-3]) == f"query {len(conversations) - 3}"
+    assert memory.working.question(person, None) is not None  # now the latest
+    memory.working.clear_question(person, conversations[-2])
+    assert memory.working.question(person, conversations[-2]) is None
+    assert memory.working.search(other, conversations[-1]) is not None
+    assert len(memory.as_dict()["working"][person]["earlier"]) == MAX_EARLIER_LISTS
