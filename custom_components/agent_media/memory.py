@@ -436,11 +436,6 @@ def _trim_oldest(mapping: dict[str, dict[str, Any]], limit: int, field: str) -> 
         del mapping[key]
 
 
-def _newest(mapping: Mapping[str, Mapping[str, Any]], limit: int, field: str) -> set[str]:
-    """Return the keys of the `limit` entries with the newest `field`."""
-    return set(sorted(mapping, key=lambda key: str(mapping[key].get(field, "")), reverse=True)[:limit])
-
-
 def _now() -> str:
     return dt_util.utcnow().isoformat()
 
@@ -739,8 +734,11 @@ class ConversationsSection(_Section):
             }
         conversation["owner"] = owner = conversation.get("owner") or requester_key
         conversation["updated"] = _now()
-        own = {key: value for key, value in self._data.items() if value.get("owner") == owner}
-        for key in set(own) - _newest(own, MAX_CONVERSATIONS, "updated"):
+        own = sorted(
+            (key for key, value in self._data.items() if value.get("owner") == owner),
+            key=lambda key: str(self._data[key].get("updated", "")),
+        )
+        for key in own[:-MAX_CONVERSATIONS]:
             del self._data[key]
         _trim_oldest(self._data, MAX_CONVERSATION_RECORDS, "updated")
         return conversation
