@@ -116,11 +116,9 @@ async def test_conversations_belong_to_their_opener(
     hass: HomeAssistant, hass_storage: dict[str, Any]
 ) -> None:
     memory = await _loaded(hass)
-    assert memory.conversations.belongs_to("conv", BOB)  # nobody's yet
+    assert memory.conversations.owner("conv") is None  # nobody's yet
     memory.conversations.add_turn("conv", ALICE, "hello", "hi")
-    assert memory.conversations.belongs_to("conv", ALICE)
-    assert not memory.conversations.belongs_to("conv", BOB)
-    assert memory.conversations.belongs_to(None, BOB)
+    assert memory.conversations.owner("conv") == ALICE
     memory.clear("conversation", requester_key=BOB)
     assert memory.conversations.messages("conv")  # Bob cannot clear Alice's
     memory.clear("conversation", requester_key=ALICE)
@@ -247,7 +245,7 @@ async def test_version_1_is_migrated_without_losing_anything(
     assert memory.household.language() == "de"
     assert memory.conversations.messages("c1") == [{"role": "user", "content": "Hallo"}]
     assert memory.conversations.media("c1") == {"title": "Sintel"}
-    assert memory.conversations.belongs_to("c1", BOB)  # unowned: claimed by whoever continues it
+    assert memory.conversations.owner("c1") is None  # unowned: claimed by whoever continues it
     search = memory.working.search("system")  # the actions' and automations' latest search
     assert search is not None
     assert search["results"][0]["title"] == "Sintel.2010"

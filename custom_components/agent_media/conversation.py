@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from typing import TYPE_CHECKING, Literal
 
 from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
-from homeassistant.helpers import intent
+from homeassistant.core import callback
+from homeassistant.helpers import chat_session, intent
 
 from . import compat
 from .agent.agent import MediaAgent
@@ -23,8 +25,28 @@ if TYPE_CHECKING:
     from homeassistant.helpers.entity_platform import AddEntitiesCallback
 
     from .data import AgentMediaConfigEntry
+    from .memory import AgentMediaMemory
 
 PARALLEL_UPDATES = 0
+
+
+@callback
+def async_own_conversation_id(
+    hass: HomeAssistant, memory: AgentMediaMemory, requester_key: str, conversation_id: str
+) -> str:
+    """Return the id under which the requester goes on with `conversation_id`, marked as theirs.
+
+    Their own conversation keeps its id, and so does an id no one uses yet. Any other id (someone else's, or
+    one Home Assistant holds a chat log under that Agent Media knows no owner of) becomes a new conversation
+    of the requester's own, the same for every retry; the history held under the id sent is never read.
+    """
+    owner = memory.conversations.owner(conversation_id)
+    held = conversation_id in (hass.data.get(chat_session.DATA_CHAT_SESSION) or {})
+    if owner != requester_key and (owner is not None or held):
+        digest = hashlib.sha256(f"{requester_key}\n{conversation_id}".encode("utf-8", "replace")).hexdigest()
+        conversation_id = f"{DOMAIN}-{digest[:32]}"  # not a ULID: Home Assistant keeps it as given
+    memory.conversations.claim(conversation_id, requester_key)
+    return conversation_id
 
 
 async def async_setup_entry(
@@ -66,16 +88,17 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
     async def async_process(
         self, user_input: conversation.ConversationInput
     ) -> conversation.ConversationResult:
-        """Process a sentence in a conversation of the asker's own.
-
-        A conversation belongs to the requester that opened it: another one sending its id (a guessed or
-        shared id) starts a new conversation instead of reading someone else's history.
-        """
+        """Process a sentence in a conversation of the asker's own (see `async_own_conversation_id`)."""
         requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
-        conversations = self.entry.runtime_data.memory.conversations
-        if not conversations.belongs_to(user_input.conversation_id, requester.key):
-            user_input = dataclasses.replace(user_input, conversation_id=None)
-        return await super().async_process(user_input)
+        memory = self.entry.runtime_data.memory
+        if (asked := user_input.conversation_id) is not None:  # None: Home Assistant opens a new one
+            conversation_id = async_own_conversation_id(self.hass, memory, requester.key, asked)
+            if conversation_id != asked:
+                user_input = dataclasses.replace(user_input, conversation_id=conversation_id)
+        result = await super().async_process(user_input)
+        if result.conversation_id:  # a new one is known only now; the chat log lives on from this turn
+            memory.conversations.claim(result.conversation_id, requester.key)
+        return result
 
     async def _async_handle_message(
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog

@@ -6,7 +6,8 @@ access token as the API key. Each request is answered by the entry's conversatio
 
 Clients send the whole chat every time; the agent keeps its own history, so only the last user message is
 passed on. The conversation is named by, in order: a ``conversation_id`` in the body (every answer carries
-it), Open WebUI's ``X-OpenWebUI-Chat-Id`` header, or a digest of the user and the chat's first message.
+it), Open WebUI's ``X-OpenWebUI-Chat-Id`` header, or a digest of the user and the chat's first message; a name
+that is someone else's becomes one of the user's own, as through Assist (`async_own_conversation_id`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from homeassistant.util import dt as dt_util
 from homeassistant.util.ulid import ulid_now
 
 from .const import DOMAIN, LOGGER
+from .conversation import async_own_conversation_id
 from .requester import async_resolve_requester
 
 if TYPE_CHECKING:
@@ -187,10 +189,10 @@ class ChatCompletionsView(HomeAssistantView):
         entry, entity_id = agent
         context = Context(user_id=user.id)
         requester = await async_resolve_requester(hass, context)
-        conversation_id = conversation_id_for(request, body, user, texts[0])
-        if not entry.runtime_data.memory.conversations.belongs_to(conversation_id, requester.key):
-            # Someone else's conversation: this user gets one of their own, the same for every retry.
-            conversation_id = _digest_id(f"{user.id}\n{conversation_id}")
+        # Decided (and claimed) before the turn, so a stream listens to the chat log the turn writes to.
+        conversation_id = async_own_conversation_id(
+            hass, entry.runtime_data.memory, requester.key, conversation_id_for(request, body, user, texts[0])
+        )
         turn = _Turn(
             hass,
             entry,

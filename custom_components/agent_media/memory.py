@@ -2,9 +2,11 @@
 
 - `household` (operations): folders, release preferences, the language last spoken.
 - `conversations` (the agent): per conversation id, the requester that opened it, its last messages and the
-  media looked up last. Another requester sending that id gets a conversation of its own.
-- `working` (operations): per requester, the last search, a pending question with numbered options and a
-  pending confirmation — so "the 2nd one" means the asker's own search, never another person's.
+  media looked up last; besides, in memory only, the owner of every conversation Home Assistant may still
+  hold a chat log of. Another requester sending that id gets a conversation of its own.
+- `working` (operations): per requester, the lists "the 2nd one" picks from (a search, a pending question with
+  numbered options), each of the conversation it was made in, and a pending confirmation — so "the 2nd one"
+  means the asker's own list, never another person's.
 - `downloads` (downloads.py adds, the downloads coordinator completes): what Agent Media added, with the media
   identity of the result actually added, and the hashes last seen incomplete.
 - `journal`: recent errors and background news with a read flag.
@@ -30,6 +32,7 @@ import voluptuous as vol
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.helpers.chat_session import CONVERSATION_TIMEOUT
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
 from homeassistant.util.file import WriteError
@@ -70,8 +73,13 @@ MEMORY_NOT_SAVED: Final = "memory_not_saved"  # the repair issue and the error o
 DOWNLOADS_SAVE_DELAY: Final = 2.0
 MAX_FOLDERS: Final = 32
 MAX_PREFERENCES: Final = 32
-MAX_CONVERSATIONS: Final = 20
+MAX_CONVERSATIONS: Final = 20  # per requester, so one requester never pushes out another's
+MAX_CONVERSATION_RECORDS: Final = 100  # in all
 MAX_REQUESTERS: Final = 20
+MAX_EARLIER_LISTS: Final = 4  # lists of other conversations kept per requester, besides the latest
+# Home Assistant drops a chat log idle for CONVERSATION_TIMEOUT, looking every CONVERSATION_TIMEOUT (+1 s):
+# up to twice that after its last turn. Owners are kept longer than any chat log can live.
+OWNER_KEPT_FOR: Final = 3 * CONVERSATION_TIMEOUT
 MAX_SEARCH_RESULTS: Final = 50
 MAX_ACTIVE_DOWNLOADS: Final = 100
 MAX_INCOMPLETE: Final = 5000
@@ -178,10 +186,21 @@ CONFIRMATION_SCHEMA: Final = vol.Schema(
     {vol.Required("tool"): _TEXT, vol.Required("args"): dict, vol.Required("at"): _TIME},
     extra=vol.REMOVE_EXTRA,
 )
-WORKING_SCHEMA: Final = vol.Schema(
+EARLIER_LIST_SCHEMA: Final = vol.Schema(
     {
+        vol.Required("conversation_id"): _TEXT,
         vol.Optional("search"): vol.Any(None, SEARCH_SCHEMA),
         vol.Optional("question"): vol.Any(None, QUESTION_SCHEMA),
+    },
+    extra=vol.REMOVE_EXTRA,
+)
+WORKING_SCHEMA: Final = vol.Schema(
+    {
+        # The latest list and the conversation it was made in ("" or absent: none, e.g. an action).
+        vol.Optional("conversation_id"): _OPT_TEXT,
+        vol.Optional("search"): vol.Any(None, SEARCH_SCHEMA),
+        vol.Optional("question"): vol.Any(None, QUESTION_SCHEMA),
+        vol.Optional("earlier"): [EARLIER_LIST_SCHEMA],
         vol.Optional("confirmation"): vol.Any(None, CONFIRMATION_SCHEMA),
         vol.Required("updated"): _TIME,
     },
@@ -757,18 +776,38 @@ class HouseholdSection(_Section):
 
 
 class ConversationsSection(_Section):
-    """Conversations, each bound to the requester that opened it."""
+    """Conversations, each bound to the requester that opened it.
+
+    The stored records (messages, media) are bounded per requester, so nobody's conversations push out
+    another's. Who owns a conversation is also kept apart, in memory, for as long as Home Assistant may still
+    hold its chat log (`OWNER_KEPT_FOR` after its last turn), however many records come and go meanwhile.
+    """
+
+    def __init__(self, memory: AgentMediaMemory) -> None:
+        """Start with no live owners (Home Assistant holds no chat log of ours after a restart)."""
+        super().__init__(memory)
+        self._live_owners: dict[str, tuple[str, datetime]] = {}
 
     @property
     def _data(self) -> dict[str, dict[str, Any]]:
         data: dict[str, dict[str, Any]] = self._memory.section("conversations")
         return data
 
-    def belongs_to(self, conversation_id: str | None, requester_key: str) -> bool:
-        """Return whether the requester may continue this conversation (an unknown one is anyone's)."""
-        if not conversation_id or (conversation := self._data.get(conversation_id)) is None:
-            return True
-        return conversation.get("owner") in (None, requester_key)
+    def owner(self, conversation_id: str) -> str | None:
+        """Return the requester the conversation belongs to; None when Agent Media knows no owner of it."""
+        live = self._live_owners.get(conversation_id)
+        if live is not None and dt_util.utcnow() - live[1] <= OWNER_KEPT_FOR:
+            return live[0]
+        record = self._data.get(conversation_id)
+        owner = record.get("owner") if record else None
+        return owner if isinstance(owner, str) else None
+
+    def claim(self, conversation_id: str, requester_key: str) -> None:
+        """Mark the conversation as the requester's, in use now (the caller checked it is nobody else's)."""
+        now = dt_util.utcnow()
+        for stale in [key for key, (_owner, at) in self._live_owners.items() if now - at > OWNER_KEPT_FOR]:
+            del self._live_owners[stale]
+        self._live_owners[conversation_id] = (requester_key, now)
 
     def _for_update(self, conversation_id: str, requester_key: str) -> dict[str, Any]:
         if (conversation := self._data.get(conversation_id)) is None:
@@ -777,9 +816,15 @@ class ConversationsSection(_Section):
                 "messages": [],
                 "media": None,
             }
-        conversation["owner"] = conversation.get("owner") or requester_key
+        conversation["owner"] = owner = conversation.get("owner") or requester_key
         conversation["updated"] = _now()
-        _trim_oldest(self._data, MAX_CONVERSATIONS, "updated")
+        own = sorted(
+            (key for key, value in self._data.items() if value.get("owner") == owner),
+            key=lambda key: str(self._data[key].get("updated", "")),
+        )
+        for key in own[:-MAX_CONVERSATIONS]:
+            del self._data[key]
+        _trim_oldest(self._data, MAX_CONVERSATION_RECORDS, "updated")
         return conversation
 
     def add_turn(self, conversation_id: str, requester_key: str, user_text: str, assistant_text: str) -> None:
@@ -812,18 +857,37 @@ class ConversationsSection(_Section):
         self._memory.schedule_save()
 
     def clear(self, requester_key: str | None) -> None:
-        """Forget the conversations of one requester, or all of them."""
+        """Forget the conversations of one requester, or all of them, owners included."""
         if requester_key is None:
             self._data.clear()
+            self._live_owners.clear()
             return
         for conversation_id in [
             key for key, value in self._data.items() if value.get("owner") == requester_key
         ]:
             del self._data[conversation_id]
+        for conversation_id in [
+            key for key, (owner, _at) in self._live_owners.items() if owner == requester_key
+        ]:
+            del self._live_owners[conversation_id]
+
+
+def _holds_list(state: Mapping[str, Any]) -> bool:
+    """Return whether a requester's state or earlier list has something to pick a number from."""
+    question = state.get("question")
+    return bool(state.get("search")) or (
+        isinstance(question, dict) and _is_fresh(question.get("at"), PENDING_QUESTION_TTL)
+    )
 
 
 class WorkingSection(_Section):
-    """Per requester: the last search, a pending question, a pending confirmation."""
+    """Per requester: the lists "the 2nd one" picks from, and a pending confirmation.
+
+    A list (a search, and a question asked about it) belongs to the conversation it was made in. The latest
+    one sits at the top of the requester's state, the lists of a few other conversations under `earlier`. In
+    a conversation with a list of its own, a number means that list; anywhere else (a new conversation, an
+    action) the requester's latest.
+    """
 
     @property
     def _data(self) -> dict[str, dict[str, Any]]:
@@ -836,14 +900,53 @@ class WorkingSection(_Section):
         _trim_oldest(self._data, MAX_REQUESTERS, "updated")
         return state
 
+    def _latest_for_update(self, requester_key: str, conversation_id: str | None) -> dict[str, Any]:
+        """Make the conversation's list the requester's latest; the previous latest goes under `earlier`."""
+        state = self._for_update(requester_key)
+        key = conversation_id or ""
+        if (state.get("conversation_id") or "") == key:
+            return state
+        earlier: list[dict[str, Any]] = state.get("earlier") or []
+        own = next((item for item in earlier if item["conversation_id"] == key), {})
+        kept = [item for item in earlier if item["conversation_id"] != key]
+        if _holds_list(state):
+            kept.insert(
+                0,
+                {
+                    "conversation_id": state.get("conversation_id") or "",
+                    "search": state.get("search"),
+                    "question": state.get("question"),
+                },
+            )
+        state["earlier"] = kept[:MAX_EARLIER_LISTS]
+        state["conversation_id"] = key
+        state["search"] = own.get("search")
+        state["question"] = own.get("question")
+        return state
+
+    def _list(self, requester_key: str, conversation_id: str | None) -> dict[str, Any]:
+        """Return the list a number means in this conversation: its own if it has one, else the latest."""
+        state = self._data.get(requester_key, {})
+        if conversation_id and (state.get("conversation_id") or "") != conversation_id:
+            earlier: list[dict[str, Any]] = state.get("earlier") or []
+            for item in earlier:
+                if item["conversation_id"] == conversation_id and _holds_list(item):
+                    return item
+        return state
+
     def store_search(
-        self, requester_key: str, query: str, results: list[dict[str, Any]], media: dict[str, Any] | None
+        self,
+        requester_key: str,
+        query: str,
+        results: list[dict[str, Any]],
+        media: dict[str, Any] | None,
+        conversation_id: str | None = None,
     ) -> list[dict[str, Any]]:
-        """Keep a search's results, numbered from 1 (a new search supersedes an unanswered question)."""
+        """Keep a search's results, numbered from 1 (a new search supersedes its conversation's question)."""
         numbered = [
             clean_result(result, index) for index, result in enumerate(results[:MAX_SEARCH_RESULTS], 1)
         ]
-        state = self._for_update(requester_key)
+        state = self._latest_for_update(requester_key, conversation_id)
         state["search"] = {
             "query": clip(query, MAX_TITLE),
             "results": numbered,
@@ -854,16 +957,21 @@ class WorkingSection(_Section):
         self._memory.schedule_save()
         return numbered
 
-    def search(self, requester_key: str) -> dict[str, Any] | None:
-        """Return the requester's last search (query, results, media, at)."""
-        search = self._data.get(requester_key, {}).get("search")
+    def search(self, requester_key: str, conversation_id: str | None = None) -> dict[str, Any] | None:
+        """Return the search (query, results, media, at) a number means in this conversation (None: any)."""
+        search = self._list(requester_key, conversation_id).get("search")
         return copy.deepcopy(search) if isinstance(search, dict) else None
 
     def set_question(
-        self, requester_key: str, question: str, options: list[dict[str, Any]], media: dict[str, Any] | None
+        self,
+        requester_key: str,
+        question: str,
+        options: list[dict[str, Any]],
+        media: dict[str, Any] | None,
+        conversation_id: str | None = None,
     ) -> None:
         """Remember a question put to the requester with numbered options, until answered or stale."""
-        state = self._for_update(requester_key)
+        state = self._latest_for_update(requester_key, conversation_id)
         state["question"] = {
             "question": clip(question, 400),
             "options": [
@@ -875,17 +983,17 @@ class WorkingSection(_Section):
         }
         self._memory.schedule_save()
 
-    def question(self, requester_key: str) -> dict[str, Any] | None:
-        """Return the requester's unanswered question, unless it is stale."""
-        question = self._data.get(requester_key, {}).get("question")
+    def question(self, requester_key: str, conversation_id: str | None = None) -> dict[str, Any] | None:
+        """Return the unanswered question a number answers in this conversation, unless it is stale."""
+        question = self._list(requester_key, conversation_id).get("question")
         if not isinstance(question, dict) or not _is_fresh(question.get("at"), PENDING_QUESTION_TTL):
             return None
         return copy.deepcopy(question)
 
-    def clear_question(self, requester_key: str) -> None:
-        """Forget the question (answered, or the requester moved on)."""
-        if (state := self._data.get(requester_key)) and state.get("question") is not None:
-            state["question"] = None
+    def clear_question(self, requester_key: str, conversation_id: str | None = None) -> None:
+        """Forget the question answered in this conversation (or the requester moved on)."""
+        if (listed := self._list(requester_key, conversation_id)).get("question") is not None:
+            listed["question"] = None
             self._memory.schedule_save()
 
     def set_confirmation(self, requester_key: str, tool: str, args: dict[str, Any]) -> None:

@@ -626,7 +626,7 @@ class MediaOperations:
         if not ranked:
             raise _none_usable(len(found), query, rejected)
         results = self.memory.working.store_search(
-            requester.key, query, _numbered(ranked, self.data.links), media
+            requester.key, query, _numbered(ranked, self.data.links), media, conversation_id
         )
         return TorrentSearch(
             query=query, results=results, rejected=len(rejected), media=media, unavailable=unavailable
@@ -655,9 +655,11 @@ class MediaOperations:
             raise from_failure(services, first.code, outcome.failure_summary or first.detail)
         return outcome.results, outcome.failure_summary
 
-    def search_result(self, requester: Requester, index: int) -> dict[str, Any]:
-        """Return result `index` (from 1) of the requester's last search."""
-        search = self.memory.working.search(requester.key)
+    def search_result(
+        self, requester: Requester, index: int, conversation_id: str | None = None
+    ) -> dict[str, Any]:
+        """Return result `index` (from 1) of the search a number means in this conversation."""
+        search = self.memory.working.search(requester.key, conversation_id)
         results = search["results"] if search else []
         if not results:
             raise OperationError(ErrorCode.NOT_FOUND, "no_search_results")
@@ -676,24 +678,25 @@ class MediaOperations:
         folder: str | None = None,
         conversation_id: str | None = None,
     ) -> AddedDownload:
-        """Add result `index` of the requester's pending question (if any) or last search.
+        """Add result `index` of the pending question (if any) or search a number means in this conversation.
 
-        The media identity is the one the question or search was for: the result actually added decides
-        what the completion event, the news and the library folder say.
+        That is the conversation's own list if it has one, else the requester's latest. The media identity
+        is the one the question or search was for: the result actually added decides what the completion
+        event, the news and the library folder say.
         """
         self.require(requester, Permission.ADD)
         working = self.memory.working
-        question = working.question(requester.key)
+        question = working.question(requester.key, conversation_id)
         if question is not None and index <= len(question["options"]):
             result, media = question["options"][index - 1], question.get("media")
         else:
-            result = self.search_result(requester, index)
-            media = (working.search(requester.key) or {}).get("media")
+            result = self.search_result(requester, index, conversation_id)
+            media = (working.search(requester.key, conversation_id) or {}).get("media")
         link = self._result_link(result, index)
         added = await self.async_add_link(
             requester, link, folder=folder, source=source, media=media, conversation_id=conversation_id
         )
-        working.clear_question(requester.key)
+        working.clear_question(requester.key, conversation_id)
         return added
 
     def _result_link(self, result: Mapping[str, Any], index: int) -> str:
@@ -807,16 +810,16 @@ class MediaOperations:
         if not ranked:
             raise _none_usable(len(found), query, rejected)
         results = self.memory.working.store_search(
-            requester.key, query, _numbered(ranked, self.data.links), media
+            requester.key, query, _numbered(ranked, self.data.links), media, conversation_id
         )
         if question := _question(ranked, label=label, asked=asked, season=season, episode=episode):
             options = results[:MAX_PENDING_OPTIONS]
-            self.memory.working.set_question(requester.key, question, options, media)
+            self.memory.working.set_question(requester.key, question, options, media, conversation_id)
             return MediaQuestion(question=question, media=media, options=options, unavailable=unavailable)
         added = await self.async_add_link(
             requester, self._result_link(results[0], 1), media=media, conversation_id=conversation_id
         )
-        self.memory.working.clear_question(requester.key)
+        self.memory.working.clear_question(requester.key, conversation_id)
         return MediaDownload(
             media=media,
             release=results[0],

@@ -313,7 +313,7 @@ class MediaAgent:
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
-            offered = self.registry.offered(requester.key)
+            offered = self.registry.offered(requester.key, conversation_id)
             stream = llm.stream_chat(
                 messages=self._messages(chat_log, view, turn_start, reasoning, offered, native=native),
                 tools=self.registry.specs(offered) if native else None,
@@ -355,7 +355,7 @@ class MediaAgent:
         """Answer a common command without the model; None when the sentence is not one."""
         if self.local is None:
             return None
-        found = self.local.match(user_input.text, user_input.language, requester)
+        found = self.local.match(user_input.text, user_input.language, requester, chat_log.conversation_id)
         if found is None:
             return None
         speech = await self.local.async_answer(

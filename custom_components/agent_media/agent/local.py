@@ -60,9 +60,11 @@ class LocalCommands:
         self.entry = entry
         self.sentences = sentences
 
-    def match(self, text: str, language: str, requester: Requester) -> LocalMatch | None:
+    def match(
+        self, text: str, language: str, requester: Requester, conversation_id: str | None
+    ) -> LocalMatch | None:
         """Return the command the sentence asks for; a bare answer counts only while a question waits."""
-        waiting = self.entry.runtime_data.memory.working.question(requester.key) is not None
+        waiting = self.entry.runtime_data.memory.working.question(requester.key, conversation_id) is not None
         return self.sentences.match(text, language, expecting_answer=waiting)
 
     async def async_answer(
@@ -116,7 +118,9 @@ class LocalCommands:
             search = await operations.async_search(requester, query, conversation_id=conversation_id)
             return self._results(language, search.query, search.results)
         if intent in (LocalIntent.DOWNLOAD_INDEX, LocalIntent.ANSWER_OPTION):
-            index = slots.get("index") or self._option_of_quality(requester, slots.get("quality"))
+            index = slots.get("index") or self._option_of_quality(
+                requester, conversation_id, slots.get("quality")
+            )
             if index is None:
                 return say(language, "not_understood")
             added = await operations.async_add_result(requester, index, conversation_id=conversation_id)
@@ -189,9 +193,11 @@ class LocalCommands:
         stopped = operations.unfollow_show(requester, title)
         return say(language, "unfollowed", title=self.sentences.join(language, stopped))
 
-    def _option_of_quality(self, requester: Requester, quality: str | None) -> int | None:
+    def _option_of_quality(
+        self, requester: Requester, conversation_id: str | None, quality: str | None
+    ) -> int | None:
         """Return the number of the pending question's first option at that quality ("the 4K one")."""
-        question = self.entry.runtime_data.memory.working.question(requester.key)
+        question = self.entry.runtime_data.memory.working.question(requester.key, conversation_id)
         if quality is None or question is None:
             return None
         for option in question["options"]:

@@ -85,9 +85,9 @@ def _event_item(event: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
-def _question_lines(memory: AgentMediaMemory, requester_key: str) -> list[str]:
+def _question_lines(memory: AgentMediaMemory, requester_key: str, conversation_id: str | None) -> list[str]:
     """Return the question download_media asked this requester, with its numbered options, while it waits."""
-    if (question := memory.working.question(requester_key)) is None:
+    if (question := memory.working.question(requester_key, conversation_id)) is None:
         return []
     options = [
         {
@@ -138,7 +138,7 @@ def build_memory_view(
     if media and media.get("title"):
         lines.append("Last title looked up: " + data_block(media))
 
-    search = memory.working.search(requester_key)
+    search = memory.working.search(requester_key, conversation_id)
     if search and search.get("results"):
         results = search["results"]
         lines.append(f"Last search, {len(results)} results, best first:")
@@ -161,7 +161,7 @@ def build_memory_view(
         if len(results) > PROMPT_RESULTS:
             lines.append(f"({len(results) - PROMPT_RESULTS} more: get_torrent_by_index)")
 
-    lines.extend(_question_lines(memory, requester_key))
+    lines.extend(_question_lines(memory, requester_key, conversation_id))
 
     downloads = list(memory.downloads.records().values())
     if downloads:

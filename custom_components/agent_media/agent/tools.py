@@ -334,7 +334,7 @@ class GetTorrentByIndex(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Return the stored result."""
-        result = _operations(context).search_result(context.requester, args["index"])
+        result = _operations(context).search_result(context.requester, args["index"], context.conversation_id)
         return ok(
             torrent={
                 **_spoken_result(result),
@@ -675,15 +675,15 @@ class ToolRegistry:
         self.tools: dict[str, AgentMediaTool] = {cls.name: cls(entry) for cls in TOOL_CLASSES}
         self._specs: dict[str, dict[str, Any]] = {}
 
-    def offered(self, requester_key: str) -> list[AgentMediaTool]:
+    def offered(self, requester_key: str, conversation_id: str | None = None) -> list[AgentMediaTool]:
         """Return the tools worth offering the model now; fewer tools make a shorter request.
 
         Picking a result needs a search or a pending question, listing a folder needs a configured one. A
         call to a tool not offered still runs (`async_run` knows every tool).
         """
         memory = self.entry.runtime_data.memory
-        has_search = memory.working.search(requester_key) is not None
-        can_pick = has_search or memory.working.question(requester_key) is not None
+        has_search = memory.working.search(requester_key, conversation_id) is not None
+        can_pick = has_search or memory.working.question(requester_key, conversation_id) is not None
         waiting = bool(memory.wanted.titles() or memory.wanted.shows())
         hidden = {
             GetTorrentByIndex.name: not has_search,
