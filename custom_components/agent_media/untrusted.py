@@ -34,6 +34,7 @@ DATA_BLOCK_END: Final = "</data>"
 _DATA_BLOCK = re.compile(re.escape(DATA_BLOCK_START) + r".*?" + re.escape(DATA_BLOCK_END), re.DOTALL)
 MIN_KNOWN_TEXT: Final = 3  # shorter names ("Up") are ordinary words more often than titles
 MIN_QUOTED_PREFIX: Final = 12  # a name quoted clipped counts from this many of its first characters
+_YEAR = re.compile(r"\s*\(\d{4}\)$")  # "Sintel (2010)" is the person's "Sintel" with its year
 
 
 class UnstorableValueError(ValueError):
@@ -109,19 +110,19 @@ def data_block(payload: Any) -> str:
     return f"{DATA_BLOCK_START}{text}{DATA_BLOCK_END}"
 
 
-def delimit_known(text: str, known: Iterable[str]) -> str:
+def delimit_known(text: str, known: Iterable[str], person_said: str = "") -> str:
     """Return text (an earlier answer) with every outside text it quotes put in a data block.
 
     A long name counts from its first `MIN_QUOTED_PREFIX` characters on, since an answer may quote it clipped.
-    Blocks already there are kept as they are; a stray block mark elsewhere is defused, so quoted text
-    cannot open or close a block.
+    What the person said themselves stays as it is ("Sintel", also as "Sintel (2010)"). Blocks already there
+    are kept as they are; a stray block mark elsewhere is defused, so quoted text cannot open or close one.
     """
     names = sorted({name for name in known if len(name) >= MIN_KNOWN_TEXT}, key=len, reverse=True)
     parts: list[str] = []
     position = 0
     for block in [*_DATA_BLOCK.finditer(text), None]:
         outside = text[position : block.start() if block else len(text)]
-        parts.append(_delimit_in(outside, names))
+        parts.append(_delimit_in(outside, names, person_said.casefold()))
         if block is not None:
             parts.append(block.group())
             position = block.end()
@@ -152,15 +153,20 @@ def _is_word(char: str) -> bool:
     return char.isalnum() or char == "_"
 
 
-def _delimit_in(text: str, names: list[str]) -> str:
+def _delimit_in(text: str, names: list[str], person_said: str) -> str:
     parts: list[str] = []
     plain_from = index = 0
     heads = sorted({name[:MIN_QUOTED_PREFIX] for name in names}, key=len, reverse=True)
     candidates = re.compile("|".join(re.escape(head) for head in heads)) if heads else None
     while candidates is not None and (found := candidates.search(text, index)) is not None:
-        if end := _quoted_at(text, found.start(), names):
-            parts += [_defused(text[plain_from : found.start()]), data_block(text[found.start() : end])]
+        end = _quoted_at(text, found.start(), names)
+        quoted = text[found.start() : end].rstrip()
+        if end and _YEAR.sub("", quoted).casefold() not in person_said:
+            end = found.start() + len(quoted)
+            parts += [_defused(text[plain_from : found.start()]), data_block(quoted)]
             plain_from = index = end
+        elif end:
+            index = end
         else:
             index = found.start() + 1
     return "".join([*parts, _defused(text[plain_from:])])

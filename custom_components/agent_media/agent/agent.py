@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 import json
-import re
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.components.conversation import (
@@ -99,8 +98,6 @@ _JSON_START: Final = ("{", "`")
 MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 # Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
 MAX_ANSWER_FORMS: Final = 200
-# "Sintel (2010)" is the person's own "Sintel" with its year.
-_YEAR: Final = re.compile(r"\s*\(\d{4}\)$")
 
 
 @dataclass(slots=True)
@@ -441,10 +438,7 @@ class MediaAgent:
         Remembered by its text, for the chat log (which keeps the plain answer the person heard); also what
         the conversation's memory keeps. What the person said themselves ("Sintel") stays as it is.
         """
-        said_by_person = user_text.casefold()
-        form = delimit_known(
-            speech, {name for name in known if _YEAR.sub("", name).casefold() not in said_by_person}
-        )
+        form = delimit_known(speech, known, user_text)
         if form != speech:
             self._answer_forms[speech] = form
             while len(self._answer_forms) > MAX_ANSWER_FORMS:
