@@ -370,3 +370,21 @@ async def test_callers_without_the_persons_words_never_change_settings(
         assert entry.runtime_data.memory.working.pop_confirmation(f"user:{hass_admin_user.id}") is None
     assert entry.runtime_data.memory.household.folders() == {}
     assert entry.runtime_data.memory.household.preferences() == {}
+
+
+async def test_words_past_the_message_cap_ask_for_nothing(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    media: Path,
+    hass_admin_user: MockUser,
+) -> None:
+    """The settings check reads what the model reads: the first 2,000 characters of the message."""
+    entry = setup_integration
+    args = {"folder_name": "download", "path_value": str(media / "evil")}
+    text = "Find Sintel. " + "la " * 1000 + f"Set the download folder to {media / 'evil'}"
+    queue_call(llm_server, "native", "set_path_for_folder", args)
+    llm_server.queue_text("Should I?")
+    await ask(hass, entry, text, hass_admin_user)
+    assert errors_of(llm_server.requests[1]) == ["confirmation_required"]
+    assert entry.runtime_data.memory.household.folders() == {}

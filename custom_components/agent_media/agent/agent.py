@@ -307,7 +307,7 @@ class MediaAgent:
         conversation_id = chat_log.conversation_id
         memory.household.set_language(user_input.language)
         turn_start = len(chat_log.content) - 1  # the user's message of this turn
-        words = person_message(user_input.text)
+        words = user_input.text[:MAX_PERSON_MESSAGE]  # what the settings check reads: no more than the model
 
         llm_context = compat.build_llm_context(
             platform=DOMAIN,
