@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from custom_components.agent_media import compat
+from custom_components.agent_media.agent.grounding import is_yes
 from custom_components.agent_media.agent.tools import SetPathForFolder, SetPreference
 from custom_components.agent_media.llm_api import api_id, combined_api_id
 from homeassistant.components import conversation
@@ -144,6 +145,39 @@ def test_folder_changes_need_the_folder_and_path_named(
 def test_preferences_need_each_value_said_as_such(args: dict[str, Any], words: str, asks: bool) -> None:
     tool = SetPreference(cast("Any", None))
     assert tool.grounded(args, words) is asks
+
+
+@pytest.mark.parametrize(
+    ("words", "yes"),
+    [
+        ("yes", True),
+        ("Yes please", True),
+        ("OK", True),
+        ("Sure, go ahead.", True),
+        ("yes, do it, thanks", True),
+        ("Oui", True),
+        ("Oui, vas-y", True),
+        ("D'accord, merci", True),
+        ("Ja", True),
+        ("Ja, mach das bitte", True),
+        ("Genau", True),
+        ("Sí", True),
+        ("Sí, claro", True),
+        ("Vale, hazlo", True),
+        ("no", False),
+        ("Non merci", False),
+        ("Nein", False),
+        ("OK, now find Big Buck Bunny", False),
+        ("Sure, what's new?", False),
+        ("Oui, cherche Sintel", False),
+        ("Ja, such Sintel", False),
+        ("Sí, busca Sintel", False),
+        ("Yes, but set it to /media/other", False),
+        ("", False),
+    ],
+)
+def test_only_a_whole_yes_confirms(words: str, yes: bool) -> None:
+    assert is_yes(words) is yes
 
 
 # --- end to end ---------------------------------------------------------------------------------------------

@@ -17,9 +17,11 @@ from custom_components.agent_media.untrusted import delimit_known
 
 from .rig.knaben_server import movie_hits
 from .test_conversation import converse, queue_call, speech, system_prompt, tool_results
+from .test_http import COMPLETIONS, user
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry
+    from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
     from homeassistant.core import HomeAssistant
 
@@ -185,3 +187,20 @@ async def test_a_huge_message_is_clipped_and_still_answered(
     await converse(hass, setup_integration, "Never mind", result.conversation_id)
     history = [m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "user"]
     assert [len(content) < MAX_PERSON_MESSAGE + 200 for content in history] == [True, True]
+
+
+async def test_a_huge_chat_message_through_the_endpoint_is_clipped_and_answered(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    hass_client: ClientSessionGenerator,
+) -> None:
+    """A chat client pasting 1 MB: the endpoint takes it, the model gets it clipped, the answer is words."""
+    client = await hass_client()
+    text = "Find Sintel. " + "x" * 1_048_576
+    llm_server.queue_text("Do you want Sintel?")
+    response = await client.post(COMPLETIONS, json={"messages": [user(text)]})
+    body = await response.json()
+    assert body["choices"][0]["message"]["content"] == "Do you want Sintel?"
+    (sent,) = [m["content"] for m in llm_server.requests[0]["messages"] if m["role"] == "user"]
+    assert len(sent) < MAX_PERSON_MESSAGE + 200
