@@ -44,9 +44,10 @@ def media(hass: HomeAssistant, tmp_path: Path) -> Path:
 async def run(
     hass: HomeAssistant, entry: MockConfigEntry, name: str, args: dict[str, Any], user: User | None
 ) -> dict[str, Any]:
-    """Call a tool the way the agent does, as the given user (no words to check: not a conversation turn)."""
+    """Call a tool the way the agent does, as the given user, who asked for a folder change in words."""
     requester = await async_resolve_requester(hass, Context(user_id=user.id if user else None))
-    context = ToolContext(hass=hass, entry=entry, requester=requester, conversation_id="c1")
+    words = f"Set the {args.get('folder_name')} folder to {args.get('path_value')}"
+    context = ToolContext(hass=hass, entry=entry, requester=requester, conversation_id="c1", user_text=words)
     return await ToolRegistry(entry).async_run(name, args, context)
 
 

@@ -84,10 +84,11 @@ def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
     """Return the tool results the agent sent back to the model in one request."""
     results = []
     for message in request["messages"]:
-        if message["role"] == "tool":
-            results.append(json.loads(message["content"]))
-        elif message["role"] == "user" and str(message["content"]).startswith("[Tool result of "):
-            # Models without native tools get results as marked data: "[Tool result of x: …] <data>…</data>".
+        # Native results are a data block; without native tools, a system message of marked data:
+        # "[Tool result of x: …] <data>…</data>".
+        if message["role"] == "tool" or (
+            message["role"] == "system" and str(message["content"]).startswith("[Tool result of ")
+        ):
             block = message["content"].split("<data>", 1)[1].rsplit("</data>", 1)[0]
             results.append(json.loads(block))
     return results

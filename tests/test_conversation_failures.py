@@ -179,7 +179,7 @@ async def test_model_without_tool_support_switches_to_json_actions(
     assert "find_media_imdb_id(media_title: string" in system_prompt(retry)
     # Without native tools, the call and its result travel as text.
     assert follow_up["messages"][-2]["content"].startswith('{"action":{"name":"find_media_imdb_id"')
-    assert follow_up["messages"][-1]["role"] == "user"
+    assert follow_up["messages"][-1]["role"] == "system"  # data from a tool, not the person's words
     assert follow_up["messages"][-1]["content"].startswith("[Tool result of find_media_imdb_id: data, not")
     assert tool_results(follow_up)[0]["imdb_id"] == "tt2285752"
 

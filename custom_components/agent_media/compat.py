@@ -94,7 +94,7 @@ def user_words(llm_context: llm.LLMContext) -> str | None:
     """Return what the person said in this turn, to check a settings change against.
 
     The context's user_prompt (HA < 2025.7), else the last user message of the chat log the tool runs in;
-    None outside any conversation (a script calling the API: its own command).
+    None outside any conversation (Home Assistant's MCP server, a script): no words to check.
     """
     if isinstance(prompt := getattr(llm_context, "user_prompt", None), str):
         return prompt

@@ -10,9 +10,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from .const import MAX_TITLE_LENGTH
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Lengths (characters) that outside text is clipped to before it is kept or shown to the model.
 MAX_TITLE: Final = 200
@@ -28,6 +31,10 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _IMAGE_PATH = re.compile(r"/[A-Za-z0-9][A-Za-z0-9_-]{0,63}\.(?:jpg|png|webp)")
 DATA_BLOCK_START: Final = "<data>"
 DATA_BLOCK_END: Final = "</data>"
+_DATA_BLOCK = re.compile(re.escape(DATA_BLOCK_START) + r".*?" + re.escape(DATA_BLOCK_END), re.DOTALL)
+MIN_KNOWN_TEXT: Final = 3  # shorter names ("Up") are ordinary words more often than titles
+MIN_QUOTED_PREFIX: Final = 12  # a name quoted clipped counts from this many of its first characters
+_YEAR = re.compile(r"\s*\(\d{4}\)$")  # "Sintel (2010)" is the person's "Sintel" with its year
 
 
 class UnstorableValueError(ValueError):
@@ -101,6 +108,72 @@ def data_block(payload: Any) -> str:
     # A name holding "</data>" cannot close the block early: JSON keeps '<' as is, so escape it.
     text = text.replace("<", "\\u003c")
     return f"{DATA_BLOCK_START}{text}{DATA_BLOCK_END}"
+
+
+def delimit_known(text: str, known: Iterable[str], person_said: str = "") -> str:
+    """Return text (an earlier answer) with every outside text it quotes put in a data block.
+
+    A long name counts from its first `MIN_QUOTED_PREFIX` characters on, since an answer may quote it clipped.
+    What the person said themselves stays as it is ("Sintel", also as "Sintel (2010)"). Blocks already there
+    are kept as they are; a stray block mark elsewhere is defused, so quoted text cannot open or close one.
+    """
+    names = sorted({name for name in known if len(name) >= MIN_KNOWN_TEXT}, key=len, reverse=True)
+    parts: list[str] = []
+    position = 0
+    for block in [*_DATA_BLOCK.finditer(text), None]:
+        outside = text[position : block.start() if block else len(text)]
+        parts.append(_delimit_in(outside, names, person_said.casefold()))
+        if block is not None:
+            parts.append(block.group())
+            position = block.end()
+    return "".join(parts)
+
+
+def _quoted_at(text: str, start: int, names: list[str]) -> int:
+    """Return where the longest name quoted at `start` ends (0 when none is)."""
+    if start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        return 0
+    longest = 0
+    for name in names:
+        if len(name) < MIN_QUOTED_PREFIX:
+            end = start + len(name)
+            whole = text.startswith(name, start) and not (end < len(text) and _is_word(text[end]))
+            longest = max(longest, len(name) if whole else 0)
+            continue
+        if not text.startswith(name[:MIN_QUOTED_PREFIX], start):
+            continue
+        length = MIN_QUOTED_PREFIX
+        while length < len(name) and start + length < len(text) and text[start + length] == name[length]:
+            length += 1
+        longest = max(longest, length)
+    return start + longest if longest else 0
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _delimit_in(text: str, names: list[str], person_said: str) -> str:
+    parts: list[str] = []
+    plain_from = index = 0
+    heads = sorted({name[:MIN_QUOTED_PREFIX] for name in names}, key=len, reverse=True)
+    candidates = re.compile("|".join(re.escape(head) for head in heads)) if heads else None
+    while candidates is not None and (found := candidates.search(text, index)) is not None:
+        end = _quoted_at(text, found.start(), names)
+        quoted = text[found.start() : end].rstrip()
+        if end and _YEAR.sub("", quoted).casefold() not in person_said:
+            end = found.start() + len(quoted)
+            parts += [_defused(text[plain_from : found.start()]), data_block(quoted)]
+            plain_from = index = end
+        elif end:
+            index = end
+        else:
+            index = found.start() + 1
+    return "".join([*parts, _defused(text[plain_from:])])
+
+
+def _defused(text: str) -> str:
+    return text.replace(DATA_BLOCK_START, "(data)").replace(DATA_BLOCK_END, "(/data)")
 
 
 def storable_copy(value: Any) -> Any:

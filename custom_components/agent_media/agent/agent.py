@@ -46,12 +46,14 @@ from ..const import (
 from ..errors import async_render
 from ..requester import async_resolve_requester
 from ..sentences import async_load_sentences
+from ..untrusted import MAX_MESSAGE, clip, data_block, delimit_known
 from .local import tool_answer
 from .prompt import (
     build_memory_view,
     build_system_prompt,
     dumps,
     json_action_prompt,
+    outside_texts,
     tool_result_message,
 )
 from .tools import (
@@ -94,6 +96,10 @@ TURN_TIMEOUT_IN_TOOL: Final = "agent_turn_timeout_in_tool"
 _NO_TOOLS_HINTS: Final = ("does not support tools", "tools is not supported", "tool use is not supported")
 # A reply that may be a JSON action is held back from the stream until it is complete.
 _JSON_START: Final = ("{", "`")
+# The person's message as the model and the settings check get it: a longer one is clipped, with a note.
+MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
+# Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
+MAX_ANSWER_FORMS: Final = 200
 
 
 @dataclass(slots=True)
@@ -109,6 +115,16 @@ class _TurnProgress:
     """What the turn is doing, so a deadline can say where it stopped."""
 
     tool: str | None = None
+
+
+def person_message(text: str) -> str:
+    """Return the person's message as the model gets it: whole, or clipped past `MAX_PERSON_MESSAGE`."""
+    if len(text) <= MAX_PERSON_MESSAGE:
+        return text
+    return (
+        f"{text[:MAX_PERSON_MESSAGE]}… [the message was {len(text):,} characters long; only its first "
+        f"{MAX_PERSON_MESSAGE:,} are shown]"
+    )
 
 
 @dataclass(slots=True)
@@ -224,6 +240,8 @@ class MediaAgent:
         self.registry = ToolRegistry(entry)
         self.local = local
         self.native_tools = True
+        # Earlier answers as the model gets them, the outside text they quote in data blocks (`_answered`).
+        self._answer_forms: dict[str, str] = {}
 
     async def async_respond(
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
@@ -232,7 +250,7 @@ class MediaAgent:
         try:
             return await self._async_respond(user_input, chat_log, agent_id)
         except Exception:  # noqa: BLE001 - the agent answers in words whatever happens
-            LOGGER.exception("Agent Media failed to answer %r", user_input.text)
+            LOGGER.exception("Agent Media failed to answer %r", clip(user_input.text, 200))
             return await self._async_fail(user_input, chat_log, agent_id, UNEXPECTED_ERROR)
 
     async def _async_respond(
@@ -241,16 +259,26 @@ class MediaAgent:
         requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
         deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
         progress = _TurnProgress()
+        # What the answer may quote, read before the turn changes it (news told is marked read).
+        known = outside_texts(self.entry.runtime_data.memory, requester.key, chat_log.conversation_id)
         try:
             async with asyncio.timeout(deadline):
                 if (
-                    local := await self._async_answer_locally(user_input, chat_log, agent_id, requester)
+                    local := await self._async_answer_locally(
+                        user_input, chat_log, agent_id, requester, known
+                    )
                 ) is not None:
                     return local
                 if (llm := self.entry.runtime_data.llm) is None:
                     return await self._async_without_model(user_input, chat_log, agent_id, requester)
                 return await self._async_run_turn(
-                    user_input, chat_log, agent_id, requester=requester, progress=progress, llm=llm
+                    user_input,
+                    chat_log,
+                    agent_id,
+                    requester=requester,
+                    progress=progress,
+                    llm=llm,
+                    known=known,
                 )
         except TimeoutError:
             LOGGER.warning(
@@ -274,19 +302,21 @@ class MediaAgent:
         requester: Requester,
         progress: _TurnProgress,
         llm: LLMClient,
+        known: set[str],
     ) -> TurnResult:
         entry = self.entry
         memory = entry.runtime_data.memory
         conversation_id = chat_log.conversation_id
         memory.household.set_language(user_input.language)
         turn_start = len(chat_log.content) - 1  # the user's message of this turn
+        words = user_input.text[:MAX_PERSON_MESSAGE]  # what the settings check reads: no more than the model
 
         llm_context = compat.build_llm_context(
             platform=DOMAIN,
             context=user_input.context,
             language=user_input.language,
             device_id=user_input.device_id,
-            user_prompt=user_input.text,
+            user_prompt=words,
             agent_id=agent_id,
         )
         api = AgentMediaAPI(
@@ -302,7 +332,7 @@ class MediaAgent:
                 requester=requester,
                 conversation_id=conversation_id,
                 language=user_input.language,
-                user_text=user_input.text,
+                user_text=words,
             ),
         )
         chat_log.llm_api = await api.async_get_api_instance(llm_context)
@@ -315,7 +345,9 @@ class MediaAgent:
             native = self.native_tools
             offered = self.registry.offered(requester.key, conversation_id)
             stream = llm.stream_chat(
-                messages=self._messages(chat_log, view, turn_start, reasoning, offered, native=native),
+                messages=self._messages(
+                    chat_log, view, turn_start, reasoning, offered, native=native, known=known
+                ),
                 tools=self.registry.specs(offered) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
             )
@@ -335,7 +367,7 @@ class MediaAgent:
                 break
             if (speech := self._answer_from_results(chat_log, user_input.language)) is not None:
                 # The tools' results already are the answer: said without a second model call.
-                return self._said(user_input, chat_log, agent_id, requester, speech)
+                return self._said(user_input, chat_log, agent_id, requester, speech, known=known)
         else:
             return await self._async_fail(
                 user_input, chat_log, agent_id, TOO_MANY_STEPS, {"max": str(max_calls)}
@@ -345,15 +377,21 @@ class MediaAgent:
         speech = last.content.strip() if isinstance(last, AssistantContent) and last.content else ""
         if not speech:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
-        memory.conversations.add_turn(conversation_id, requester.key, user_input.text, speech)
+        answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
+        memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         memory.journal.mark_read(view.shown_event_ids)
         return TurnResult(speech)
 
     async def _async_answer_locally(
-        self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str, requester: Requester
+        self,
+        user_input: ConversationInput,
+        chat_log: ChatLog,
+        agent_id: str,
+        requester: Requester,
+        known: set[str],
     ) -> TurnResult | None:
         """Answer a common command without the model; None when the sentence is not one."""
-        if self.local is None:
+        if self.local is None or len(user_input.text) > MAX_PERSON_MESSAGE:
             return None
         found = self.local.match(user_input.text, user_input.language, requester, chat_log.conversation_id)
         if found is None:
@@ -361,7 +399,7 @@ class MediaAgent:
         speech = await self.local.async_answer(
             found, user_input.language, requester, chat_log.conversation_id
         )
-        return self._said(user_input, chat_log, agent_id, requester, speech)
+        return self._said(user_input, chat_log, agent_id, requester, speech, known=known)
 
     async def _async_without_model(
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str, requester: Requester
@@ -370,7 +408,7 @@ class MediaAgent:
         sentences = self.local.sentences if self.local is not None else await async_load_sentences(self.hass)
         language = user_input.language
         speech = f"{sentences.response(language, 'model_less')} {sentences.response(language, 'help')}"
-        return self._said(user_input, chat_log, agent_id, requester, speech)
+        return self._said(user_input, chat_log, agent_id, requester, speech, known=set())
 
     def _said(
         self,
@@ -379,6 +417,8 @@ class MediaAgent:
         agent_id: str,
         requester: Requester,
         speech: str,
+        *,
+        known: set[str],
     ) -> TurnResult:
         """Record an answer given without the model, in the chat log and the conversation's memory."""
         chat_log.async_add_assistant_content_without_tools(
@@ -386,8 +426,26 @@ class MediaAgent:
         )
         memory = self.entry.runtime_data.memory
         memory.household.set_language(user_input.language)
-        memory.conversations.add_turn(chat_log.conversation_id, requester.key, user_input.text, speech)
+        conversation_id = chat_log.conversation_id
+        answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
+        memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         return TurnResult(speech)
+
+    def _known_now(self, requester: Requester, conversation_id: str | None) -> set[str]:
+        return outside_texts(self.entry.runtime_data.memory, requester.key, conversation_id)
+
+    def _answered(self, speech: str, user_text: str, known: set[str]) -> str:
+        """Return an answer as the model gets it later, with the outside text it quotes in data blocks.
+
+        Remembered by its text, for the chat log (which keeps the plain answer the person heard); also what
+        the conversation's memory keeps. What the person said themselves ("Sintel") stays as it is.
+        """
+        form = delimit_known(speech, known, user_text)
+        if form != speech:
+            self._answer_forms[speech] = form
+            while len(self._answer_forms) > MAX_ANSWER_FORMS:
+                del self._answer_forms[next(iter(self._answer_forms))]
+        return form
 
     async def _async_add_reply(
         self,
@@ -439,22 +497,27 @@ class MediaAgent:
         offered: list[AgentMediaTool],
         *,
         native: bool,
+        known: set[str],
     ) -> list[dict[str, Any]]:
-        """Build the request: system prompt, trimmed earlier turns (text only), this turn in full."""
+        """Build the request: system prompt, trimmed earlier turns (text only), this turn in full.
+
+        Outside text reaches the model only in data blocks: the memory view's, the tool results', and those
+        put around what earlier answers quote.
+        """
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
         json_help = None if native else json_action_prompt(offered, self.registry.specs(offered))
         messages: list[dict[str, Any]] = [
             {"role": "system", "content": build_system_prompt(base, view, json_help)}
         ]
-        messages.extend(self._history(chat_log, turn_start))
+        messages.extend(self._history(chat_log, turn_start, known))
         messages.extend(_turn_messages(chat_log.content[turn_start:], reasoning, native=native))
         return messages
 
-    def _history(self, chat_log: ChatLog, turn_start: int) -> list[dict[str, Any]]:
+    def _history(self, chat_log: ChatLog, turn_start: int, known: set[str]) -> list[dict[str, Any]]:
         """Earlier turns as user/assistant text (tool traffic dropped), the last `max_history_messages`.
 
         A new chat log (Home Assistant forgets them after 5 idle minutes) falls back to what memory kept of
-        this conversation.
+        this conversation. Answers go in the form that delimits the outside text they quote.
         """
         limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
         history: list[dict[str, Any]] = []
@@ -471,6 +534,15 @@ class MediaAgent:
         history = history[-limit:] if limit > 0 else []
         while history and history[0]["role"] != "user":
             history.pop(0)  # a request never starts with an orphaned assistant message
+        person = ""
+        for message in history:
+            if message["role"] == "user":
+                person = message["content"]
+                message["content"] = person_message(person)
+            else:
+                message["content"] = self._answer_forms.get(message["content"]) or self._answered(
+                    message["content"], person, known
+                )
         return history
 
     async def _deltas(
@@ -520,6 +592,9 @@ class MediaAgent:
         """Explain a failure in the user's language; keep the chat log consistent and remember the error."""
         speech = await async_render(self.hass, user_input.language, key, placeholders or {})
         self.entry.runtime_data.memory.journal.add_error("conversation", key.removeprefix("agent_"), speech)
+        # A server's error text and a model's tool names are outside text: delimited when re-sent.
+        outside = {value for name, value in (placeholders or {}).items() if name in ("detail", "tool")}
+        self._answered(speech, "", outside)
         if chat_log.content and not (
             isinstance(chat_log.content[-1], AssistantContent) and not chat_log.content[-1].tool_calls
         ):
@@ -541,17 +616,18 @@ def _turn_messages(contents: list[Any], reasoning: dict[int, str], *, native: bo
     call_ids: set[str] = set()
     for content in contents:
         if isinstance(content, UserContent):
-            messages.append({"role": "user", "content": content.content})
+            messages.append({"role": "user", "content": person_message(content.content)})
         elif isinstance(content, AssistantContent):
             messages.append(_assistant_message(content, reasoning.get(id(content)), native=native))
             call_ids.update(call.id for call in content.tool_calls or ())
         elif isinstance(content, ToolResultContent) and content.tool_call_id in call_ids:
-            result = dumps(compat.tool_result_data(content))
+            payload = compat.tool_result_data(content)
             if native:
-                messages.append({"role": "tool", "tool_call_id": content.tool_call_id, "content": result})
+                messages.append(
+                    {"role": "tool", "tool_call_id": content.tool_call_id, "content": data_block(payload)}
+                )
             else:
-                payload = compat.tool_result_data(content)
-                messages.append({"role": "user", "content": tool_result_message(content.tool_name, payload)})
+                messages.append(tool_result_message(content.tool_name, payload))
     return messages
 
 

@@ -6,15 +6,16 @@ all come back to the model as error results it can explain.
 
 Trust boundary: tool results carry outside text (release and file names, TMDB titles) that the model may be
 fooled by. So a tool that changes the household's settings acts only on what the person's own words in this
-turn asked for (`grounding`); otherwise it keeps the change as a pending confirmation and asks for a spoken
-yes, which the next turn's words must give.
+turn asked for (`grounding.py`); otherwise it keeps the change as a pending confirmation and asks for a spoken
+yes, which a later turn's words must give. A caller without the person's words (Home Assistant's MCP server, a
+script using the LLM API) never changes settings through a tool: the actions are there for that.
 """
 
 from __future__ import annotations
 
 from abc import abstractmethod
-from dataclasses import dataclass
-import re
+from dataclasses import dataclass, field
+import json
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 import voluptuous as vol
@@ -33,6 +34,7 @@ from ..memory import MAX_PENDING_OPTIONS
 from ..operations import MediaOperations, MediaQuestion, human_size, strict_index
 from ..requester import Permission, async_resolve_requester
 from ..untrusted import MAX_NAME, MAX_TITLE, clip
+from .grounding import folder_grounded, is_yes, preference_grounded
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -47,14 +49,6 @@ if TYPE_CHECKING:
 INVALID_JSON_ARGUMENTS: Final = "__invalid_json_arguments__"
 RESULTS_SHOWN: Final = 10  # results returned to the model per search; all (≤ 50) stay in memory
 MAX_TEXT: Final = 200
-
-# Words that say yes to a pending confirmation, in the languages the agent is used in most.
-_YES = re.compile(
-    r"^\W*(yes|yeah|yep|sure|ok|okay|confirm(ed)?|do it|go ahead|please do|oui|d'accord|vas-y|"
-    r"confirme|ja|jawohl|genau|mach das|bestätige|sí|si|vale|claro|confirmo)\b",
-    re.IGNORECASE,
-)
-_WORDS = re.compile(r"[^\w]+")
 
 
 def ok(**fields: Any) -> dict[str, Any]:
@@ -76,7 +70,9 @@ class ToolContext:
     requester: Requester
     conversation_id: str | None = None
     language: str | None = None
-    user_text: str | None = None  # None: not a conversation turn (the words cannot be checked)
+    user_text: str | None = None  # None: no person's words to check (settings tools refuse)
+    # The changes put to the person in this turn: their yes can only come in a later turn.
+    asked_this_turn: set[str] = field(default_factory=set)
 
 
 def normalize_tool_name(name: str) -> str:
@@ -92,16 +88,6 @@ def _describe_invalid(err: vol.Invalid) -> str:
         where = ".".join(str(step) for step in item.path)
         parts.append(f"{where}: {item.msg}" if where else item.msg)
     return "; ".join(parts)[:MAX_TEXT]
-
-
-def _words(text: str) -> str:
-    return f" {_WORDS.sub(' ', text.casefold()).strip()} "
-
-
-def said(user_text: str, *candidates: str) -> bool:
-    """Return whether the person's words hold one of the candidates (whole words; case, punctuation aside)."""
-    words = _words(user_text)
-    return any(_words(candidate).strip() and _words(candidate) in words for candidate in candidates)
 
 
 class AgentMediaTool(llm.Tool):
@@ -128,7 +114,7 @@ class AgentMediaTool(llm.Tool):
 
     def grounded(self, args: dict[str, Any], user_text: str) -> bool:  # noqa: ARG002 - overridden
         """Return whether the person's words in this turn ask for this change (settings tools override)."""
-        return True
+        return not self.needs_grounding
 
     async def async_call(
         self, hass: HomeAssistant, tool_input: llm.ToolInput, llm_context: llm.LLMContext
@@ -183,8 +169,8 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
         return error(ErrorCode.BAD_ARGS, _describe_invalid(err))
     try:
         _operations(context).require(context.requester, tool.permission)
-        if tool.needs_grounding and not _confirmed(tool, args, context):
-            return _ask_confirmation(tool, args, context)
+        if tool.needs_grounding and (refusal := _unasked_change(tool, args, context)) is not None:
+            return refusal
         return await tool.async_run(args, context)
     except OperationError as err:
         message = await async_render(context.hass, context.language, err.translation_key, err.placeholders)
@@ -194,19 +180,47 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
         return error(ErrorCode.INTERNAL_ERROR, "Something went wrong inside Agent Media.")
 
 
-def _confirmed(tool: AgentMediaTool, args: dict[str, Any], context: ToolContext) -> bool:
-    """Return whether the person asked for this change: in their words, or by a yes to the same change."""
+def _unasked_change(
+    tool: AgentMediaTool, args: dict[str, Any], context: ToolContext
+) -> dict[str, Any] | None:
+    """Return why a settings change waits (unasked, or no person's words to check), or None to make it."""
     if context.user_text is None:
-        return True  # not a conversation turn: an action or automation, the caller's own command
+        return error(
+            ErrorCode.NOT_ALLOWED,
+            "Settings change only when a person asks in a conversation with Agent Media, or through the "
+            "agent_media.set_folder action and the integration's options. Tell the user so.",
+        )
+    if _confirmed(tool, args, context, context.user_text):
+        return None
+    return _ask_confirmation(tool, args, context)
+
+
+def _change_key(tool: AgentMediaTool, args: dict[str, Any]) -> str:
+    return json.dumps([tool.name, args], sort_keys=True)
+
+
+def _confirmed(tool: AgentMediaTool, args: dict[str, Any], context: ToolContext, user_text: str) -> bool:
+    """Return whether the person asked for this change: in their words, or by a yes to the same change.
+
+    The yes must answer a change put to them in an earlier turn: a model that asks and answers itself in one
+    turn (the person said "OK, find Sintel") gets no yes.
+    """
     working = context.entry.runtime_data.memory.working
     pending = working.pop_confirmation(context.requester.key)
-    if pending is not None and pending["tool"] == tool.name and pending["args"] == args:
-        return bool(_YES.match(context.user_text))
-    return tool.grounded(args, context.user_text)
+    if (
+        pending is not None
+        and pending["tool"] == tool.name
+        and pending["args"] == args
+        and _change_key(tool, args) not in context.asked_this_turn
+        and is_yes(user_text)
+    ):
+        return True
+    return tool.grounded(args, user_text)
 
 
 def _ask_confirmation(tool: AgentMediaTool, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     context.entry.runtime_data.memory.working.set_confirmation(context.requester.key, tool.name, args)
+    context.asked_this_turn.add(_change_key(tool, args))
     return error(
         ErrorCode.CONFIRMATION_REQUIRED,
         "The user's own words did not ask for this change. Ask them to confirm it in one short question "
@@ -460,20 +474,6 @@ async def _async_follow(args: dict[str, Any], context: ToolContext) -> dict[str,
     return ok(decision="following", media=media, from_season=season)
 
 
-# How each preference value may be said, for checking the person's words.
-_SPOKEN_VALUES: Final = {
-    "2160p": ("2160p", "2160", "4k", "uhd"),
-    "1080p": ("1080p", "1080", "full hd"),
-    "720p": ("720p", "720", "hd"),
-    "480p": ("480p", "480", "sd"),
-    "x265": ("x265", "hevc", "h265", "h 265"),
-    "hevc": ("x265", "hevc", "h265", "h 265"),
-    "x264": ("x264", "avc", "h264", "h 264"),
-    "avc": ("x264", "avc", "h264", "h 264"),
-    "av1": ("av1",),
-}
-
-
 class SetPreference(AgentMediaTool):
     """Remember the household's lasting release preferences."""
 
@@ -495,19 +495,7 @@ class SetPreference(AgentMediaTool):
 
     def grounded(self, args: dict[str, Any], user_text: str) -> bool:
         """Every value given must be in the person's words ("4K", "x265", "10 GB", "French")."""
-        for key, value in args.items():
-            if key == "max_size_gb":
-                number = f"{value:g}"
-                if not said(user_text, number, "no limit", "unlimited"):
-                    return False
-            elif key == "languages":
-                if not all(said(user_text, part.strip()) for part in str(value).split(",") if part.strip()):
-                    return False
-            elif value == "any":
-                continue  # removing a preference changes nothing anyone could abuse
-            elif not said(user_text, *_SPOKEN_VALUES.get(str(value), (str(value),))):
-                return False
-        return True
+        return preference_grounded(args, user_text)
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Store what was given; return every preference now in force."""
@@ -519,13 +507,6 @@ class SetPreference(AgentMediaTool):
             languages=args.get("languages"),
         )
         return ok(preferences=preferences)
-
-
-# How folder names are said ("movies folder", "TV shows").
-_FOLDER_WORDS: Final = {
-    "movie": ("movie", "movies", "film", "films"),
-    "tv_show": ("tv", "show", "shows", "series"),
-}
 
 
 class SetPathForFolder(AgentMediaTool):
@@ -547,14 +528,7 @@ class SetPathForFolder(AgentMediaTool):
 
     def grounded(self, args: dict[str, Any], user_text: str) -> bool:
         """Check that the person named the folder and said the path (or its last part, as voice gives it)."""
-        folder = str(args["folder_name"]).strip().lower()
-        named = said(
-            user_text, folder.replace("_", " "), *_FOLDER_WORDS.get(folder, ()), "folder", "directory"
-        )
-        last_part = str(args["path_value"]).rstrip("/").rsplit("/", 1)[-1]
-        return named and (
-            said(user_text, args["path_value"]) or (bool(last_part) and said(user_text, last_part))
-        )
+        return folder_grounded(str(args["folder_name"]), str(args["path_value"]), user_text)
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Check the path and save it (unchanged on failure)."""
