@@ -15,6 +15,7 @@ import pytest
 from pytest_homeassistant_custom_component.components.diagnostics import get_diagnostics_for_config_entry
 
 from custom_components.agent_media.const import DOMAIN, LOGGER
+from custom_components.agent_media.links import LINK_ID_LENGTH, ResultLinks
 from custom_components.agent_media.memory import storage_key
 from homeassistant.const import EVENT_HOMEASSISTANT_FINAL_WRITE, MATCH_ALL
 from homeassistant.core import Event, callback
@@ -133,3 +134,17 @@ async def test_after_a_restart_a_result_without_hash_must_be_searched_again(
     )
     assert added["hash"] == with_hash["info_hash"]
     await wait_for_torrent(hass, qbittorrent, with_hash["info_hash"])
+
+
+def test_links_are_kept_by_an_id_that_gives_nothing_away() -> None:
+    links = ResultLinks(max_links=3)
+    keyed = [f"http://127.0.0.1:9117/dl/all/?jackett_apikey=0123abcd&path={n}" for n in range(4)]
+
+    ids = [links.remember(link) for link in keyed]
+
+    assert all(len(link_id) == LINK_ID_LENGTH and "0123abcd" not in link_id for link_id in ids)
+    assert links.remember(keyed[3]) == ids[3]  # the same link, the same id
+    assert links.get(ids[0]) is None  # the least recently used went first
+    assert [links.get(link_id) for link_id in ids[1:]] == keyed[1:]
+    assert ResultLinks().remember(keyed[1]) != ids[1]  # another run, another key
+    assert links.get(None) is None

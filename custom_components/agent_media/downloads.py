@@ -31,7 +31,7 @@ from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.util import dt as dt_util
 
-from .clients._http import async_fetch, deadline_in
+from .clients._http import REDIRECT_STATUSES, async_fetch, deadline_in
 from .clients.bittorrent import (
     MAX_TORRENT_FILE_BYTES,
     InvalidTorrentError,
@@ -60,7 +60,6 @@ TORRENT_TAG: Final = DOMAIN
 
 TORRENT_URL_SERVICE: Final = "torrent link"
 MAX_TORRENT_LINK_REDIRECTS: Final = 5
-_REDIRECTS: Final = frozenset({301, 302, 303, 307, 308})
 
 SAFETY_SERVICE: Final = "safety check"
 # What the record's "safety" says about the file list.
@@ -111,7 +110,7 @@ async def async_fetch_torrent_link(hass: HomeAssistant, url: str) -> bytes | str
             max_bytes=MAX_TORRENT_FILE_BYTES,
             allow_redirects=False,
         )
-        if answer.status in _REDIRECTS and answer.location:
+        if answer.status in REDIRECT_STATUSES and answer.location:
             location = answer.location.strip()
             if location.lower().startswith("magnet:"):
                 if info_hash_from_magnet(location) is None:

@@ -69,8 +69,8 @@ class _PosterImage(ImageEntity):
     _poster_path: str | None = None
 
     def __init__(self, hass: HomeAssistant, tmdb: TMDBClient) -> None:
-        """Keep the TMDB client that fetches the poster."""
-        ImageEntity.__init__(self, hass, verify_ssl=True)
+        """Keep the TMDB client that fetches the poster (the image platform's own fetching is not used)."""
+        ImageEntity.__init__(self, hass)
         self._tmdb = tmdb
 
     @callback

@@ -46,6 +46,7 @@ _HTTP_TOO_MANY_REQUESTS = 429
 _HTTP_SERVER_ERROR = 500
 _HTTP_CLIENT_ERROR = 400
 _RETRIED_STATUSES = frozenset({429, 500, 502, 503, 504})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 _READ_CHUNK = 64 * 1024
 _MIN_ATTEMPT_TIME = 0.5  # seconds an attempt needs at least; no retry when less is left before the deadline
 

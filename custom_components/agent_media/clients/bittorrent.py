@@ -145,7 +145,8 @@ def read_torrent_file(data: bytes) -> TorrentFile:
 
     The id is the SHA-1 of the bencoded ``info`` dictionary; for a v2-only torrent (no ``pieces``) the
     SHA-256 truncated to 40 hex digits, like qBittorrent's torrent id. Files follow the v1 layout, else v2.
-    CPU-bound (a second for the largest allowed): call it in the executor.
+    CPU-bound (about 0.3 s on a shared 2-core machine for 500,000 values, the most allowed): run it in the
+    executor.
     """
     if len(data) > MAX_TORRENT_FILE_BYTES:
         raise InvalidTorrentError(

@@ -24,6 +24,7 @@ from ..const import (
 from ..untrusted import image_path
 from ._http import (
     DEFAULT_RETRY,
+    REDIRECT_STATUSES,
     RetryPolicy,
     TTLCache,
     async_fetch,
@@ -54,7 +55,6 @@ _NO_IMDB_ID: Final = ""  # cached when TMDB knows no IMDb id
 MAX_SEASONS: Final = 100  # seasons read of one show
 MAX_EPISODES: Final = 500  # episodes read of one season
 _IMAGE_BASE = re.compile(r"https?://[^\s?#]{1,200}/")
-_REDIRECTS: Final = range(300, 400)
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +277,7 @@ class TMDBClient:
             max_bytes=MAX_POSTER_BYTES,
             allow_redirects=False,
         )
-        if answer.status in _REDIRECTS:
+        if answer.status in REDIRECT_STATUSES:
             raise RequestRejectedError(SERVICE, f"the poster redirects elsewhere (HTTP {answer.status})")
         raise_for_status(SERVICE, answer, has_credentials=False)
         if not (content_type := answer.content_type).startswith("image/"):
