@@ -269,6 +269,17 @@ async def _round(hass: HomeAssistant, freezer: FrozenDateTimeFactory, seconds: f
     await hass.async_block_till_done(wait_background_tasks=True)
 
 
+async def _long_sessions(hass: HomeAssistant, qbittorrent: QBittorrentInstance) -> None:
+    """Let qBittorrent's Web UI sessions outlast the hours the test's clock jumps ahead of the real one.
+
+    qBittorrent 5 gives its session cookie an expiry (an hour by default), which the client judges by the
+    test's clock: without this it would stop sending the cookie after the first hour.
+    """
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().app_set_preferences({"web_ui_session_timeout": 24 * 3600})
+    )
+
+
 def _searches(knaben_server: KnabenServer) -> dict[str, int]:
     """How many searches Knaben received, by query (Knaben is asked the title alone, even for episodes)."""
     counts: dict[str, int] = {}
@@ -290,6 +301,7 @@ async def test_followed_shows_are_searched_every_six_hours_whatever_is_missing(
     Each check searches at most MAX_SHOW_SEARCHES episodes, and the next starts where it stopped, so the
     twelfth episode gets its turn too.
     """
+    await _long_sessions(hass, qbittorrent)
     today = dt_util.utcnow().date()
     season = [today - timedelta(days=7 * (12 - week)) for week in range(12)] + [today + timedelta(days=7)]
     tmdb_server.set_air_dates(PIONEER_ID, {1: season})
@@ -325,9 +337,11 @@ async def test_a_wanted_title_is_searched_on_its_back_off(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
     knaben_server: KnabenServer,
+    qbittorrent: QBittorrentInstance,
     freezer: FrozenDateTimeFactory,
 ) -> None:
     """Searched when wanted, then 1 h, 2 h and 4 h later: four searches in eight hours of 10-minute rounds."""
+    await _long_sessions(hass, qbittorrent)
     knaben_server.set_hits([])
     await hass.services.async_call(DOMAIN, "want", {"title": "Nosferatu", "year": 1922}, blocking=True)
     per_search = len(knaben_server.requests)  # the title with its year, then without

@@ -214,6 +214,10 @@ def should_organize(entry: AgentMediaConfigEntry, payload: Mapping[str, Any]) ->
     return payload.get("media_type") in ("movie", "tv") and bool(payload.get("title"))
 
 
+class LibraryFolderError(Exception):
+    """The library folder cannot be used now; its argument says why (folder_not_allowed, …)."""
+
+
 def _organize_into_folder(
     hass: HomeAssistant,
     download_root: str,
@@ -229,10 +233,6 @@ def _organize_into_folder(
     if problem is not None:
         raise LibraryFolderError(problem[1])
     return organize(download_root, file_names, media, real_root)
-
-
-class LibraryFolderError(Exception):
-    """The library folder cannot be used now; the argument is why (a translation key of errors.py)."""
 
 
 def _finished_files(files: list[dict[str, Any]]) -> list[str]:
