@@ -2,8 +2,9 @@
 
 The demo's own pieces (scripts/demo_services.py) run here against the rig's real qBittorrents: the seeder as a
 fresh qBittorrent is set up (its default queue), the TMDB and Knaben stand-ins on their ports, the entry and
-the assistant the demo writes. Assist is driven as the frontend drives it (assist_pipeline/run over the
-websocket), and the download must complete, named after its film, with a poster a person can look at.
+the assistant the demo writes. The assistant's agent is asked over the websocket (conversation/process, as the
+frontend does), and the download must complete, named after its film, with a poster a person can look at.
+browser/test_first_ten_minutes.py runs the same through Assist itself, in Chromium.
 """
 
 from __future__ import annotations
@@ -156,36 +157,19 @@ async def test_the_tmdb_stand_in_serves_real_posters_on_its_own_port(tmdb: Any) 
             assert response.status == HTTPStatus.NOT_FOUND
 
 
-async def run_assist(client: Any, text: str, conversation_id: str | None) -> tuple[str, str]:
-    """Send a typed sentence to the preferred assistant as the Assist dialog does; return the answer."""
+async def ask(client: Any, agent: str, text: str, conversation_id: str | None) -> tuple[str, str]:
+    """Send a typed sentence to an agent over the websocket; return the answer and the conversation."""
     await client.send_json_auto_id(
-        {
-            "type": "assist_pipeline/run",
-            "start_stage": "intent",
-            "end_stage": "intent",
-            "input": {"text": text},
-            "conversation_id": conversation_id,
-        }
+        {"type": "conversation/process", "text": text, "agent_id": agent, "conversation_id": conversation_id}
     )
-    answer: tuple[str, str] | None = None
-    while True:
-        message = await client.receive_json()
-        if message["type"] == "result":
-            assert message["success"], message
-            continue
-        event = message["event"]
-        assert event["type"] != "error", event
-        if event["type"] == "intent-end":
-            output = event["data"]["intent_output"]
-            answer = output["response"]["speech"]["plain"]["speech"], output["conversation_id"]
-        if event["type"] == "run-end":
-            assert answer is not None, "the pipeline ended without an answer"
-            return answer
+    reply = await client.receive_json()
+    assert reply["success"], reply
+    result = reply["result"]
+    return result["response"]["speech"]["plain"]["speech"], result["conversation_id"]
 
 
 async def test_the_first_ten_minutes(
     hass: HomeAssistant,
-    hass_storage: dict[str, Any],
     hass_ws_client: WebSocketGenerator,
     hass_client: ClientSessionGenerator,
     qbittorrent: QBittorrentInstance,
@@ -206,13 +190,6 @@ async def test_the_first_ten_minutes(
             tmdb_port=tmdb.port,
             knaben_port=knaben.port,
         )
-        # What the demo writes before Home Assistant's first start: the entry and the preferred assistant.
-        hass_storage["assist_pipeline.pipelines"] = {
-            "version": 1,
-            "minor_version": 2,
-            "key": "assist_pipeline.pipelines",
-            "data": demo.demo_pipelines(),
-        }
         stored = demo.demo_entry(args, tmdb.api_key)
         entry = MockConfigEntry(
             domain=DOMAIN,
@@ -223,16 +200,20 @@ async def test_the_first_ten_minutes(
         )
         entry.add_to_hass(hass)
         assert await hass.config_entries.async_setup(entry.entry_id)
-        for component in ("assist_pipeline", "image"):
-            assert await async_setup_component(hass, component, {})
+        assert await async_setup_component(hass, "image", {})
         await hass.async_block_till_done()
-        agent = er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
-        assert agent == demo.DEMO_AGENT  # the assistant the demo wrote talks to this entry
+        # The demo's preferred assistant talks to this entry's agent.
+        pipelines = demo.demo_pipelines()
+        (assistant,) = pipelines["items"]
+        assert pipelines["preferred_item"] == assistant["id"]
+        agent = assistant["conversation_engine"]
+        assert agent == er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
+        assert not assistant["prefer_local_intents"]
 
         client = await hass_ws_client(hass)
-        found, conversation_id = await run_assist(client, "Find torrents for Sintel", None)
+        found, conversation_id = await ask(client, agent, "Find torrents for Sintel", None)
         assert found.startswith("Here are the torrents for Sintel: 1: Sintel, "), found
-        added, _ = await run_assist(client, "Download the 2nd one", conversation_id)
+        added, _ = await ask(client, agent, "Download the 2nd one", conversation_id)
         assert added.startswith("Added Sintel (2010), "), added
 
         (info_hash,) = entry.runtime_data.memory.downloads.hashes()
@@ -250,7 +231,7 @@ async def test_the_first_ten_minutes(
         async def news() -> str:
             async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
             await hass.async_block_till_done()
-            return (await run_assist(client, "What's new?", None))[0]
+            return (await ask(client, agent, "What's new?", None))[0]
 
         told = await wait_until(news, lambda said: said != "Nothing new.", what="the news")
         assert told == "Here's what's new: Sintel has finished downloading.", told
