@@ -1,8 +1,12 @@
 """Local stand-ins for TMDB and Knaben, for `scripts/develop --demo`: Agent Media without keys or internet.
 
 They serve the public-domain films of the test rig (tests/rig). Every release they list is a small local
-torrent that the demo's seeding qBittorrent holds; its magnet names that seeder as a peer (``x.pe``), so a
-download really runs and completes in the Home Assistant's qBittorrent, over loopback.
+torrent that the demo's seeding qBittorrent holds (queueing off, so it seeds them all at once); its magnet
+names that seeder as a peer (``x.pe``), so a download really runs and completes in Home Assistant's
+qBittorrent, over loopback. The TMDB stand-in serves drawn posters (`demo_posters`) on its own port.
+
+On a demo's first start it also writes the Agent Media entry and an assistant ("Agent Media demo", the
+preferred one) whose conversation agent is Agent Media, so Assist answers "Find torrents for Sintel" at once.
 """
 
 from __future__ import annotations
@@ -23,11 +27,17 @@ from typing import Any
 from urllib.parse import quote
 
 from aiohttp import web
+from demo_posters import poster_png
 import qbittorrentapi
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_SIZE = 2 * 1024 * 1024  # bytes of each release's sample video
 LOGGER = logging.getLogger("agent_media.demo")
+DEMO_ENTRY_ID = "agentmediademo00000000000000000"
+DEMO_ENTRY_TITLE = "Agent Media demo"
+# The entry's conversation entity takes its device's name, the entry's title.
+DEMO_AGENT = "conversation.agent_media_demo"
+DEMO_PIPELINE_ID = "agentmediademopipeline00000000"
 
 
 def rig_module(name: str) -> types.ModuleType:
@@ -64,6 +74,8 @@ def seeded_hits(seed_dir: Path, seeder: qbittorrentapi.Client, peer: str) -> lis
     """Return the rig's Knaben catalogue with each release made a local torrent, seeded by `seeder`."""
     knaben = rig_module("knaben_server")
     torrents = rig_module("torrents")
+    # qBittorrent's default queue seeds only a few torrents at a time; the demo needs every release seeded.
+    seeder.app_set_preferences({"queueing_enabled": False})
     hits = knaben.default_hits()
     for hit in hits:
         name = f"{hit['title']}.mkv".replace("/", "-")
@@ -76,16 +88,11 @@ def seeded_hits(seed_dir: Path, seeder: qbittorrentapi.Client, peer: str) -> lis
     return hits
 
 
-def write_demo_entry(args: argparse.Namespace, tmdb_api_key: str) -> None:
-    """Give a new demo configuration its Agent Media entry, pointed at the stand-ins.
+def demo_entry(args: argparse.Namespace, tmdb_api_key: str) -> dict[str, Any]:
+    """Return the demo's Agent Media entry, pointed at the stand-ins, as Home Assistant stores entries.
 
-    Written as the oldest config-entry storage format, which Home Assistant migrates on load; an existing
-    file (a demo run before) is left as it is. Without DEMO_LLM_* variables the entry has no model and
-    answers the common sentences locally.
+    Without DEMO_LLM_* variables the entry has no model and answers the common sentences locally.
     """
-    storage = args.config / ".storage" / "core.config_entries"
-    if storage.exists():
-        return
     data = {
         "qbittorrent_url": args.qbittorrent_url,
         "qbittorrent_username": args.qbittorrent_username,
@@ -96,11 +103,11 @@ def write_demo_entry(args: argparse.Namespace, tmdb_api_key: str) -> None:
     llm = {key: os.environ.get(f"DEMO_{key.upper()}") for key in ("llm_base_url", "llm_api_key", "llm_model")}
     if llm["llm_base_url"] and llm["llm_model"]:
         data |= {key: value or "" for key, value in llm.items()}
-    entry = {
-        "entry_id": "agentmediademo00000000000000000",
+    return {
+        "entry_id": DEMO_ENTRY_ID,
         "version": 1,
         "domain": "agent_media",
-        "title": "Agent Media demo",
+        "title": DEMO_ENTRY_TITLE,
         "data": data,
         "options": {
             "tmdb_url": f"http://127.0.0.1:{args.tmdb_port}/3",
@@ -108,10 +115,71 @@ def write_demo_entry(args: argparse.Namespace, tmdb_api_key: str) -> None:
         },
         "source": "user",
     }
-    storage.parent.mkdir(parents=True, exist_ok=True)
-    payload = {"version": 1, "minor_version": 1, "key": "core.config_entries", "data": {"entries": [entry]}}
-    storage.write_text(json.dumps(payload, indent=2), encoding="utf-8")
-    LOGGER.info("DEMO entry written to %s", storage)
+
+
+def demo_pipelines() -> dict[str, Any]:
+    """Return the demo's assistants as assist_pipeline stores them (1.2): Agent Media's, preferred.
+
+    So the Assist dialog talks to Agent Media without a visit to the voice settings.
+    """
+    pipeline = {
+        "conversation_engine": DEMO_AGENT,
+        "conversation_language": "en",
+        "id": DEMO_PIPELINE_ID,
+        "language": "en",
+        "name": DEMO_ENTRY_TITLE,
+        "stt_engine": None,
+        "stt_language": None,
+        "tts_engine": None,
+        "tts_language": None,
+        "tts_voice": None,
+        "wake_word_entity": None,
+        "wake_word_id": None,
+        "prefer_local_intents": False,
+    }
+    return {"items": [pipeline], "preferred_item": DEMO_PIPELINE_ID}
+
+
+def write_demo_storage(args: argparse.Namespace, tmdb_api_key: str) -> None:
+    """Give a new demo configuration its Agent Media entry and its assistant, before Home Assistant starts.
+
+    Written in the storage formats of Home Assistant 2025.4 (the entries in the oldest, which it migrates on
+    load); a configuration that already has entries (a demo run before) is left as it is.
+    """
+    storage = args.config / ".storage"
+    if (storage / "core.config_entries").exists():
+        return
+    storage.mkdir(parents=True, exist_ok=True)
+    for key, minor_version, data in (
+        ("assist_pipeline.pipelines", 2, demo_pipelines()),
+        ("core.config_entries", 1, {"entries": [demo_entry(args, tmdb_api_key)]}),
+    ):
+        payload = {"version": 1, "minor_version": minor_version, "key": key, "data": data}
+        (storage / key).write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    LOGGER.info("DEMO entry and assistant written to %s", storage)
+
+
+class DemoTMDB(rig_module("tmdb_server").TMDBServer):  # type: ignore[misc]
+    """The rig's TMDB stand-in, with posters a person can look at instead of the tests' tiny ones."""
+
+    def __init__(self) -> None:
+        """Serve the rig's catalogue; posters are drawn on first request and kept."""
+        super().__init__()
+        self._posters: dict[str, bytes] = {}
+
+    async def _image(self, request: web.Request) -> web.StreamResponse:
+        """Serve the drawn poster of the catalogue's title with that poster path; 404 for any other."""
+        poster_path_of = rig_module("tmdb_server").poster_path_of
+        path = f"/{request.match_info['file']}"
+        if path not in self._posters:
+            for item in (item for items in self._items.values() for item in items):
+                title = item.get("title") or item["name"]
+                if poster_path_of(title) == path:
+                    date = item.get("release_date") or item.get("first_air_date") or ""
+                    self._posters[path] = poster_png(title, int(date[:4]) if date[:4].isdigit() else None)
+        if path not in self._posters:
+            return web.Response(status=404, text="Not Found")
+        return web.Response(body=self._posters[path], content_type="image/png")
 
 
 async def serve(server: Any, port: int) -> web.AppRunner:
@@ -119,6 +187,7 @@ async def serve(server: Any, port: int) -> web.AppRunner:
     runner = web.AppRunner(server.app, handle_signals=False, access_log=None)
     await runner.setup()
     await web.TCPSite(runner, "127.0.0.1", port).start()
+    server.port = port  # the server names itself by it (TMDB's image base)
     return runner
 
 
@@ -147,9 +216,9 @@ async def main() -> None:
     knaben = rig_module("knaben_server").KnabenServer()
     # The catalogue its searches filter and sort (set_hits would answer every search with all of them).
     knaben._hits = hits  # noqa: SLF001
-    tmdb = rig_module("tmdb_server").TMDBServer()
+    tmdb = DemoTMDB()
     runners = [await serve(tmdb, args.tmdb_port), await serve(knaben, args.knaben_port)]
-    write_demo_entry(args, tmdb.api_key)
+    write_demo_storage(args, tmdb.api_key)
     LOGGER.info(
         "DEMO stand-ins ready: TMDB http://127.0.0.1:%s/3 (API key %s), Knaben http://127.0.0.1:%s/v1, "
         "%d releases seeded from %s",

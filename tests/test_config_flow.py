@@ -392,6 +392,84 @@ async def test_reconfigure_changes_model_and_keeps_secrets(
     await finish_reload(hass, entry)
 
 
+LLM_KEYS = {CONF_LLM_BASE_URL, CONF_LLM_API_KEY, CONF_LLM_MODEL}
+
+
+def without_model(entry_data: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in entry_data.items() if key not in LLM_KEYS}
+
+
+def reconfigure_input(data: dict[str, Any], **overrides: Any) -> dict[str, Any]:
+    """The reconfigure form as sent: the entry's settings, the secrets left empty (kept)."""
+    form = {key: value for key, value in data.items() if key in DATA_KEYS}
+    return form | {CONF_LLM_API_KEY: "", CONF_QBITTORRENT_PASSWORD: "", CONF_TMDB_API_KEY: ""} | overrides
+
+
+async def test_reconfigure_gives_a_model_to_an_entry_without_one(
+    hass: HomeAssistant,
+    llm_server: Any,
+    entry_data: dict[str, Any],
+    entry_options: dict[str, Any],
+) -> None:
+    entry = MockConfigEntry(domain=DOMAIN, data=without_model(entry_data), options=entry_options)
+    entry.add_to_hass(hass)
+    result = await entry.start_reconfigure_flow(hass)
+    shown = {str(key): key.description for key in result["data_schema"].schema}
+    assert shown[CONF_LLM_BASE_URL] == {"suggested_value": None}  # empty: no model yet
+    # Half a model is refused, and what was typed is shown again.
+    half = reconfigure_input(without_model(entry_data), **{CONF_LLM_BASE_URL: llm_server.base_url})
+    result = await hass.config_entries.flow.async_configure(result["flow_id"], half)
+    assert result["errors"] == {CONF_LLM_MODEL: "model_required"}
+    shown = {str(key): key.description for key in result["data_schema"].schema}
+    assert shown[CONF_LLM_BASE_URL] == {"suggested_value": llm_server.base_url}
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        half | {CONF_LLM_MODEL: llm_server.model, CONF_LLM_API_KEY: llm_server.api_key},
+    )
+    assert result["reason"] == "reconfigure_successful"
+    await hass.async_block_till_done()
+    assert {key: entry.data[key] for key in LLM_KEYS} == {
+        CONF_LLM_BASE_URL: llm_server.base_url,
+        CONF_LLM_API_KEY: llm_server.api_key,
+        CONF_LLM_MODEL: llm_server.model,
+    }
+    assert entry.state is ConfigEntryState.LOADED
+    assert entry.runtime_data.llm is not None
+
+
+async def test_reconfigure_with_the_model_emptied_leaves_the_entry_without_one(
+    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
+) -> None:
+    entry = MockConfigEntry(domain=DOMAIN, data=entry_data, options=entry_options)
+    entry.add_to_hass(hass)
+    result = await entry.start_reconfigure_flow(hass)
+    # The base URL and the model emptied: the entry keeps no model, and no model server is asked.
+    emptied = reconfigure_input(without_model(entry_data))
+    with patch("custom_components.agent_media.clients.llm.LLMClient.async_validate") as validate:
+        result = await hass.config_entries.flow.async_configure(result["flow_id"], emptied)
+    assert result["reason"] == "reconfigure_successful"
+    validate.assert_not_called()
+    await hass.async_block_till_done()
+    assert not set(entry.data) & LLM_KEYS
+    assert entry.state is ConfigEntryState.LOADED
+    assert entry.runtime_data.llm is None
+
+
+async def test_reauth_of_an_entry_without_a_model_asks_only_for_qbittorrent(
+    hass: HomeAssistant, qbittorrent: Any, entry_data: dict[str, Any]
+) -> None:
+    data = without_model(entry_data) | {CONF_QBITTORRENT_PASSWORD: "old-password"}
+    entry = MockConfigEntry(domain=DOMAIN, data=data)
+    entry.add_to_hass(hass)
+    result = await entry.start_reauth_flow(hass)
+    assert [str(key) for key in result["data_schema"].schema] == [CONF_QBITTORRENT_PASSWORD]
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_QBITTORRENT_PASSWORD: qbittorrent.password}
+    )
+    assert result["reason"] == "reauth_successful"
+    assert entry.data == without_model(entry_data)
+
+
 # --- options ---------------------------------------------------------------------------------------------
 
 OPTION_SECTIONS = ("agent", "releases", "downloads", "household", "services")

@@ -206,8 +206,8 @@ async def test_a_download_is_the_film_of_the_result_added(
     added = tool_results(llm_server.requests[5])[0]
     assert added["status"] == "ok"
     assert "Elephants" in added["torrent_name"]
-    # The last lookup (Sintel) is not what was added: the record carries no wrong identity.
-    assert memory.downloads.get(added["hash"]).get("media") is None
+    # The last lookup (Sintel) is not what was added: the record carries the added release's own film.
+    assert memory.downloads.get(added["hash"])["media"]["title"] == "Elephants Dream"
 
 
 # --- actions: who may do what -----------------------------------------------------------------------------

@@ -87,7 +87,8 @@ async def test_aggregate_and_download_sensors(
     assert speed.attributes["state_class"] == "measurement"
     assert speed.attributes["friendly_name"] == "Agent Media Download speed"
     active = hass.states.get("sensor.agent_media_active_downloads")
-    assert active.attributes["unit_of_measurement"] == "downloads"
+    # A count reads alone ("1", never "1 downloads": Home Assistant's units have no plural forms).
+    assert "unit_of_measurement" not in active.attributes
     assert active.attributes["state_class"] == "measurement"
 
     # Entities of the download in progress, none for the finished library torrent.

@@ -289,12 +289,15 @@ def test_every_error_code_has_an_answer(sentences: LocalSentences) -> None:
 
 
 def test_response_fills_placeholders_in_the_language(sentences: LocalSentences) -> None:
-    added = {"title": "Sintel", "quality": "1080p", "source": "BluRay", "seeders": 42}
-    assert sentences.response("en", "added", **added) == "Added Sintel, 1080p BluRay, 42 seeders."
-    assert sentences.response("fr-FR", "added", **added) == "Sintel ajouté, 1080p BluRay, 42 sources."
-    assert sentences.response("de", "added", **added) == "Sintel hinzugefügt, 1080p BluRay, 42 Seeder."
-    assert sentences.response("es", "added", **added) == "Añadido Sintel, 1080p BluRay, 42 semillas."
-    assert sentences.response("it", "added", **added) == "Added Sintel, 1080p BluRay, 42 seeders."
+    def added(language: str) -> str:
+        seeders = sentences.count(language, "seeders", 42)
+        return sentences.response(language, "added", title="Sintel", quality="1080p Blu-ray", seeders=seeders)
+
+    assert added("en") == "Added Sintel, 1080p Blu-ray, 42 seeders."
+    assert added("fr-FR") == "Sintel ajouté, 1080p Blu-ray, 42 sources."
+    assert added("de") == "Sintel hinzugefügt, 1080p Blu-ray, 42 Seeder."
+    assert added("es") == "Añadido Sintel, 1080p Blu-ray, 42 semillas."
+    assert added("it") == "Added Sintel, 1080p Blu-ray, 42 seeders."
     assert sentences.error("en", "path_not_found", path="/nowhere") == "/nowhere doesn't exist."
 
 

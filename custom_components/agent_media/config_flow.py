@@ -113,6 +113,7 @@ if TYPE_CHECKING:
 CONF_PROVIDER = "provider"
 DEFAULT_QBITTORRENT_URL = "http://localhost:8080"
 RESOLUTIONS = ["2160p", "1080p", "720p", "any"]
+LLM_KEYS = frozenset({CONF_LLM_BASE_URL, CONF_LLM_API_KEY, CONF_LLM_MODEL})
 
 PASSWORD = TextSelector(TextSelectorConfig(type=TextSelectorType.PASSWORD))
 URL_SELECTOR = TextSelector(TextSelectorConfig(type=TextSelectorType.URL))
@@ -183,7 +184,7 @@ async def async_validate_llm(hass: HomeAssistant, data: Mapping[str, Any]) -> Er
     client = await LLMClient.async_create(
         get_async_client(hass),
         base_url=data[CONF_LLM_BASE_URL],
-        api_key=data[CONF_LLM_API_KEY],
+        api_key=data.get(CONF_LLM_API_KEY, ""),
         model=data[CONF_LLM_MODEL],
     )
     await _async_check(CONF_LLM_BASE_URL, errors, client.async_validate(), CONF_LLM_API_KEY)
@@ -295,6 +296,33 @@ def _resolve_llm_input(user_input: dict[str, Any], errors: Errors) -> dict[str, 
     return resolved
 
 
+def has_model(data: Mapping[str, Any]) -> bool:
+    """Whether an entry's data names a model (else it answers the common commands only)."""
+    return bool(data.get(CONF_LLM_BASE_URL) and data.get(CONF_LLM_MODEL))
+
+
+def _reconfigured_llm(
+    current: Mapping[str, Any], user_input: Mapping[str, Any], errors: Errors
+) -> dict[str, Any]:
+    """Return the model keys the reconfigure form asks for: none when the URL and model are both empty.
+
+    An empty API key keeps the current one.
+    """
+    base_url = str(user_input.get(CONF_LLM_BASE_URL) or "").strip()
+    model = str(user_input.get(CONF_LLM_MODEL) or "").strip()
+    if not base_url and not model:
+        return {}
+    return _resolve_llm_input(
+        {
+            CONF_PROVIDER: LLM_PROVIDER_CUSTOM,
+            CONF_LLM_BASE_URL: base_url,
+            CONF_LLM_MODEL: model,
+            CONF_LLM_API_KEY: user_input.get(CONF_LLM_API_KEY) or current.get(CONF_LLM_API_KEY, ""),
+        },
+        errors,
+    )
+
+
 class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
     """Set up Agent Media in three steps: the LLM, qBittorrent, then TMDB and Knaben."""
 
@@ -382,36 +410,43 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         return await self.async_step_reauth_confirm()
 
     async def async_step_reauth_confirm(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """Take a new qBittorrent password and/or LLM key; empty fields keep the current value."""
+        """Take a new qBittorrent password and/or LLM key; empty fields keep the current value.
+
+        An entry without a model is asked for the qBittorrent password only.
+        """
         entry = self._get_reauth_entry()
         errors: Errors = {}
         if user_input is not None:
             data = {**entry.data, **{key: value for key, value in user_input.items() if value}}
             errors = await async_validate_qbittorrent(data)
-            if not errors:
+            if not errors and has_model(data):
                 errors = await async_validate_llm(self.hass, data)
             if not errors:
                 return self.async_update_reload_and_abort(entry, data=data)
+        fields: dict[vol.Marker, Any] = {vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD}
+        if has_model(entry.data):
+            fields[vol.Optional(CONF_LLM_API_KEY)] = PASSWORD
         return self.async_show_form(
             step_id="reauth_confirm",
-            data_schema=vol.Schema(
-                {
-                    vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD,
-                    vol.Optional(CONF_LLM_API_KEY): PASSWORD,
-                }
-            ),
+            data_schema=vol.Schema(fields),
             description_placeholders={"url": entry.data[CONF_QBITTORRENT_URL]},
             errors=errors,
         )
 
     async def async_step_reconfigure(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
-        """Change any connection setting; empty secret fields keep the current value."""
+        """Change any connection setting; empty secret fields keep the current value.
+
+        The model is optional here as in the first step: an entry without one shows the model fields empty
+        and gets one when they are filled; emptying the base URL and the model leaves the entry without one.
+        """
         entry = self._get_reconfigure_entry()
         errors: Errors = {}
         if user_input is not None:
-            data = {**entry.data, **{key: value for key, value in user_input.items() if value != ""}}
-            _normalize_urls(data, (CONF_LLM_BASE_URL, CONF_QBITTORRENT_URL), errors)
-            if not errors:
+            llm = _reconfigured_llm(entry.data, user_input, errors)
+            data = {key: value for key, value in entry.data.items() if key not in LLM_KEYS} | llm
+            data |= {key: value for key, value in user_input.items() if key not in LLM_KEYS and value != ""}
+            _normalize_urls(data, (CONF_QBITTORRENT_URL,), errors)
+            if not errors and llm:
                 errors = await async_validate_llm(self.hass, data)
             if not errors:
                 errors = await async_validate_qbittorrent(data)
@@ -421,19 +456,26 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                 )
             if not errors:
                 return self.async_update_reload_and_abort(entry, data=data)
-        current = entry.data
+        # After an error the form shows what was typed (secrets aside), else the entry's settings.
+        shown: Mapping[str, Any] = entry.data
+        if user_input is not None:
+            shown = {key: value for key, value in entry.data.items() if key not in LLM_KEYS} | user_input
         return self.async_show_form(
             step_id="reconfigure",
             data_schema=vol.Schema(
                 {
-                    vol.Required(CONF_LLM_BASE_URL, default=current[CONF_LLM_BASE_URL]): URL_SELECTOR,
+                    vol.Optional(
+                        CONF_LLM_BASE_URL, description={"suggested_value": shown.get(CONF_LLM_BASE_URL)}
+                    ): URL_SELECTOR,
                     vol.Optional(CONF_LLM_API_KEY, default=""): PASSWORD,
-                    vol.Required(CONF_LLM_MODEL, default=current[CONF_LLM_MODEL]): str,
-                    vol.Required(CONF_QBITTORRENT_URL, default=current[CONF_QBITTORRENT_URL]): URL_SELECTOR,
-                    vol.Required(CONF_QBITTORRENT_USERNAME, default=current[CONF_QBITTORRENT_USERNAME]): str,
+                    vol.Optional(
+                        CONF_LLM_MODEL, description={"suggested_value": shown.get(CONF_LLM_MODEL)}
+                    ): str,
+                    vol.Required(CONF_QBITTORRENT_URL, default=shown[CONF_QBITTORRENT_URL]): URL_SELECTOR,
+                    vol.Required(CONF_QBITTORRENT_USERNAME, default=shown[CONF_QBITTORRENT_USERNAME]): str,
                     vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
                     vol.Required(
-                        CONF_QBITTORRENT_VERIFY_SSL, default=current[CONF_QBITTORRENT_VERIFY_SSL]
+                        CONF_QBITTORRENT_VERIFY_SSL, default=shown[CONF_QBITTORRENT_VERIFY_SSL]
                     ): BooleanSelector(),
                     vol.Optional(CONF_TMDB_API_KEY, default=""): PASSWORD,
                 }

@@ -19,7 +19,7 @@ from yarl import URL
 
 from homeassistant.util import dt as dt_util
 
-from .clients.bittorrent import build_magnet, info_hash_from_magnet, normalize_info_hash
+from .clients.bittorrent import build_magnet, info_hash_from_magnet, magnet_name, normalize_info_hash
 from .clients.errors import AgentMediaClientError
 from .const import (
     CODEC_CHOICES,
@@ -52,12 +52,14 @@ from .memory import (
     title_key,
 )
 from .ranking import (
+    TITLE_SIMILARITY_THRESHOLD,
     RankedRelease,
     RankingPreferences,
     normalize_resolution,
     normalize_title,
     parse_release,
     rank_releases,
+    title_similarity,
 )
 from .requester import Permission
 from .untrusted import MAX_PATH, MAX_PATH_COMPONENT, MAX_TITLE, UnstorableValueError, check_storable, clip
@@ -584,6 +586,24 @@ class MediaOperations:
             raise OperationError(ErrorCode.NOT_FOUND, "media_not_found", title=title)
         return match
 
+    async def _async_media_of_release(self, name: str) -> dict[str, Any] | None:
+        """Return the film or show a release is of, when TMDB knows its title (and year); else None.
+
+        So a download added from a search by name, or by a magnet, is named after its film, with its poster.
+        """
+        parsed = parse_release(name)
+        if not parsed.title:
+            return None
+        media_type = "tv" if parsed.seasons else "movie"
+        try:
+            match = await self._async_match(parsed.title, year=parsed.year, media_type=media_type)
+        except OperationError:
+            return None  # unknown, or TMDB unreachable: the download keeps its release name
+        similarity = max(
+            title_similarity(parsed.title, title) for title in (match.title, match.original_title)
+        )
+        return match.as_dict() if similarity >= TITLE_SIMILARITY_THRESHOLD else None
+
     async def async_search(
         self,
         requester: Requester,
@@ -693,6 +713,7 @@ class MediaOperations:
             result = self.search_result(requester, index, conversation_id)
             media = (working.search(requester.key, conversation_id) or {}).get("media")
         link = self._result_link(result, index)
+        media = media or await self._async_media_of_release(str(result.get("title", "")))
         added = await self.async_add_link(
             requester, link, folder=folder, source=source, media=media, conversation_id=conversation_id
         )
@@ -720,6 +741,8 @@ class MediaOperations:
         """Add a magnet or an http(s) link to a .torrent, after checking the link and the folder."""
         self.require(requester, Permission.ADD)
         link = _checked_link(link)
+        if media is None and (name := magnet_name(link)):
+            media = await self._async_media_of_release(name)
         return await self._async_add_checked(
             requester,
             link,

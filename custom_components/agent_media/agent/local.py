@@ -12,7 +12,7 @@ from ..coordinator import DownloadState, download_state, is_complete
 from ..errors import OperationError
 from ..operations import MediaOperations, MediaQuestion, human_size, media_label
 from ..release import parse_release
-from ..sentences import LocalIntent, LocalMatch, LocalSentences
+from ..sentences import LocalIntent, LocalMatch, LocalSentences, spoken_quality, spoken_release
 from ..untrusted import MAX_TITLE, clip
 from ..wanted import EVENT_WANTED_ADDED
 from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name
@@ -211,13 +211,14 @@ class LocalCommands:
                 language,
                 "result_item",
                 index=result["index"],
-                name=clip(result.get("title", "?"), MAX_TITLE),
+                release=spoken_release(str(result.get("title", "?"))),
                 size=human_size(result.get("size")),
-                seeders=result.get("seeders", 0),
+                seeders=self.sentences.count(language, "seeders", result.get("seeders")),
             )
             for result in results[:RESULTS_SPOKEN]
         ]
-        return self.sentences.response(language, "results", query=query, results="; ".join(items))
+        results_said = self.sentences.join(language, items, separator="; ")
+        return self.sentences.response(language, "results", query=query, results=results_said)
 
     def _news(self, language: str, *, only: frozenset[str] | None = None) -> str | None:
         """Say the unread news (of the kinds in `only`, if given) and mark it read; None if there is none."""
@@ -297,14 +298,23 @@ def added_answer(
     name: str,
     seeders: Any = None,
 ) -> str:
-    """Say what was added: the film or show, the release's quality and seeders (when known); else its name."""
-    if not media:
-        return sentences.response(language, "added_name", name=clip(name, MAX_TITLE))
-    parsed = parse_release(name)
-    details = {"title": media_label(media), "quality": parsed.resolution or "", "source": parsed.source or ""}
+    """Say what was added: the film or show, the release's quality and seeders (when known).
+
+    A release of no known film is said as people say it ("Sintel, 720p WEBRip"), not as its file is named.
+    """
+    quality = spoken_quality(name)
+    if not media or not quality:
+        said = media_label(media) if media else spoken_release(name)
+        return sentences.response(language, "added_name", name=said)
     if seeders is None:
-        return sentences.response(language, "added_media", **details).replace("  ", " ")
-    return sentences.response(language, "added", seeders=seeders, **details).replace("  ", " ")
+        return sentences.response(language, "added_media", title=media_label(media), quality=quality)
+    return sentences.response(
+        language,
+        "added",
+        title=media_label(media),
+        quality=quality,
+        seeders=sentences.count(language, "seeders", seeders),
+    )
 
 
 def tool_answer(sentences: LocalSentences, language: str, tool_name: str, payload: Any) -> str | None:

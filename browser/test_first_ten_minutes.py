@@ -1,0 +1,282 @@
+"""A newcomer's first ten minutes in a real browser: `scripts/develop --demo` driven by headless Chromium.
+
+Onboarding, the demo's assistant, "Find torrents for Sintel", "Download the 2nd one", the download completing,
+and the Overview with its progress and poster. A screenshot of every step is saved
+(`AGENT_MEDIA_ARTEFACTS`, by default browser/artefacts/) and the steps are checked: no broken image, no
+clipped entry, no answer wider than its bubble, no ERROR in Home Assistant's log, and the script stops
+everything on Ctrl-C. Chromium is Debian's (`apt-get install chromium`): without it this test fails.
+
+It runs outside the Home Assistant test harness (which blocks sockets and lingering subprocesses):
+  python -m pytest -p no:homeassistant browser/
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+from pathlib import Path
+import re
+import signal
+import socket
+import time
+from typing import TYPE_CHECKING
+
+import aiohttp
+import pytest
+
+from .cdp import Browser, chromium_path
+
+if TYPE_CHECKING:
+    from collections.abc import AsyncIterator
+
+REPO = Path(__file__).resolve().parent.parent
+ARTEFACTS = Path(os.environ.get("AGENT_MEDIA_ARTEFACTS", REPO / "browser" / "artefacts"))
+FIRST_START = (
+    900.0  # the demo's first start ever installs Home Assistant (a few minutes); later ones take seconds
+)
+USER = {
+    "name": "Demo",
+    "username": "demo",
+    "password": "demo-demo-demo",
+    "password_confirm": "demo-demo-demo",
+}
+RESULT_ENTRY = re.compile(r"\d: Sintel, \d{3,4}p [\w-]+(?: [\w-]+)?, [\d.]+ [kMGT]B, \d+ seeders?")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Demo:
+    """`scripts/develop --demo` in a fresh configuration folder, on free loopback ports."""
+
+    def __init__(self, config: Path) -> None:
+        self.config = config
+        self.ports = {
+            name: free_port()
+            for name in ("HA_PORT", "QBT_PORT", "SEEDER_PORT", "SEEDER_BT_PORT", "TMDB_PORT", "KNABEN_PORT")
+        }
+        self.url = f"http://127.0.0.1:{self.ports['HA_PORT']}"
+        self.process: asyncio.subprocess.Process | None = None
+        self.timings: dict[str, float] = {}  # seconds since the script started, saved with the screenshots
+
+    def mark(self, what: str) -> None:
+        self.timings[what] = round(time.monotonic() - self.timings["started"], 1)
+
+    async def start(self) -> None:
+        environment = os.environ | {key: str(port) for key, port in self.ports.items()}
+        environment["DEVELOP_CONFIG"] = str(self.config)
+        log = (ARTEFACTS / "develop.log").open("wb")
+        self.timings["started"] = time.monotonic()
+        self.process = await asyncio.create_subprocess_exec(
+            str(REPO / "scripts" / "develop"), "--demo", env=environment, stdout=log, stderr=log
+        )
+        deadline = time.monotonic() + FIRST_START
+        async with aiohttp.ClientSession() as session:
+            while True:
+                assert self.process.returncode is None, "scripts/develop --demo ended; see develop.log"
+                with contextlib.suppress(aiohttp.ClientError):
+                    async with session.get(f"{self.url}/api/onboarding") as response:
+                        if response.status == 200:
+                            self.mark("home assistant answering")
+                            return
+                assert time.monotonic() < deadline, "Home Assistant did not answer"
+                await asyncio.sleep(1)
+
+    async def stop(self) -> None:
+        """Stop the script as a person does (Ctrl-C); everything it started must go with it."""
+        assert self.process is not None
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(self.process.wait(), 60)
+            except TimeoutError:
+                self.process.kill()
+                await self.process.wait()
+                pytest.fail("scripts/develop did not stop on Ctrl-C")
+        for name, port in self.ports.items():
+            with socket.socket() as sock:
+                assert sock.connect_ex(("127.0.0.1", port)) != 0, f"{name} {port} still listening"
+
+    def log_errors(self) -> list[str]:
+        """Return the ERROR lines and tracebacks of Home Assistant's log (not the frontend's own)."""
+        log = (self.config / "home-assistant.log").read_text(encoding="utf-8", errors="replace")
+        return [
+            line
+            for line in log.splitlines()
+            if (" ERROR " in line and "[frontend.js." not in line) or line.startswith("Traceback")
+        ]
+
+
+@pytest.fixture
+def chromium() -> str:
+    path = chromium_path()
+    if path is None:
+        pytest.fail(
+            "Debian's chromium is not installed (apt-get install chromium): the browser test needs it"
+        )
+    return path
+
+
+@pytest.fixture
+async def demo(tmp_path: Path) -> AsyncIterator[Demo]:
+    ARTEFACTS.mkdir(parents=True, exist_ok=True)
+    running = Demo(tmp_path / "config")
+    try:
+        await running.start()
+        yield running
+    finally:
+        await running.stop()
+
+
+class Page:
+    """The steps a person takes, each checked and photographed."""
+
+    def __init__(self, browser: Browser) -> None:
+        self.browser = browser
+        self.shots = 0
+
+    async def shot(self, name: str) -> Path:
+        self.shots += 1
+        path = ARTEFACTS / f"{self.shots:02d}-{name}.png"
+        await self.browser.screenshot(path)
+        return path
+
+    async def center_of(self, predicate: str, what: str, timeout: float = 60.0) -> list[float]:
+        """Wait for a visible element matching the JavaScript predicate (on `n`); return its centre."""
+        return await self.browser.wait_for(
+            f"""(() => {{
+              const n = __deep(n => __visible(n) && ({predicate}))[0];
+              if (!n) return null;
+              const box = n.getBoundingClientRect();
+              return [box.x + box.width / 2, box.y + box.height / 2];
+            }})()""",
+            what=what,
+            timeout=timeout,
+        )
+
+    async def click_button(self, text: str) -> None:
+        label = json.dumps(text.upper())
+        predicate = (
+            "['HA-BUTTON', 'MWC-BUTTON', 'HA-PROGRESS-BUTTON'].includes(n.tagName)"
+            f" && (n.innerText || '').trim().toUpperCase() === {label}"
+        )
+        await self.browser.click(*await self.center_of(predicate, f"the {text} button"))
+
+    async def fill(self, name: str, value: str) -> None:
+        predicate = f"n.tagName === 'INPUT' && n.name === {json.dumps(name)}"
+        await self.browser.click(*await self.center_of(predicate, f"the {name} field"))
+        await self.browser.type_text(value)
+
+    async def broken_images(self) -> list[str]:
+        """Every image on the page that failed to load (or has no size)."""
+        return await self.browser.evaluate(
+            "__deep(n => n.tagName === 'IMG' && n.complete && n.naturalWidth === 0).map(n => n.src)"
+        )
+
+
+async def onboard(page: Page, demo: Demo) -> None:
+    """Make the owner's account and pass the other onboarding steps as they are offered."""
+    await page.browser.navigate(demo.url)
+    await page.click_button("Create my smart home")
+    await page.shot("onboarding")
+    for name, value in USER.items():
+        await page.fill(name, value)
+    await page.click_button("Create account")
+    await page.shot("onboarding-location")
+    await page.click_button("Next")
+    country = "n.getAttribute('role') === 'combobox' && n.innerText.startsWith('Country')"
+    await page.browser.click(*await page.center_of(country, "the country list"))
+    option = "n.getAttribute('role') === 'option' && n.innerText.trim() === 'United States'"
+    await page.browser.click(*await page.center_of(option, "United States"))
+    await page.shot("onboarding-country")
+    await page.click_button("Next")
+    await page.shot("onboarding-analytics")
+    await page.click_button("Next")
+    await page.shot("onboarding-integrations")
+    await page.click_button("Finish")
+
+
+async def open_assist(page: Page) -> None:
+    """Open Assist from the Overview's top bar, as a newcomer does."""
+    in_top_bar = "n.getRootNode().host?.tagName === 'HUI-ROOT'"
+    assist = f"n.tagName === 'HA-ICON-BUTTON' && n.label === 'Assist' && {in_top_bar}"
+    await page.browser.click(*await page.center_of(assist, "the Assist button of the Overview"))
+
+
+async def ask_assist(page: Page, text: str, answer_start: str) -> str:
+    """Type a sentence in the open Assist dialog; return the answer bubble's text once it is there."""
+    field = "n.tagName === 'INPUT' && n.getRootNode().host?.getRootNode().host?.tagName === 'HA-ASSIST-CHAT'"
+    await page.browser.click(*await page.center_of(field, "Assist's text field"))
+    await page.browser.type_text(text)
+    await page.browser.press_enter()
+    start = json.dumps(answer_start)
+    return await page.browser.wait_for(
+        f"""(() => {{
+          const bubbles = (kind) =>
+            __deep(n => n.classList?.contains("message") && n.classList.contains(kind));
+          const said = bubbles('hass'), asked = bubbles('user');
+          const last = said[said.length - 1];
+          const after = last && asked.length
+            && last.compareDocumentPosition(asked[asked.length - 1]) & Node.DOCUMENT_POSITION_PRECEDING;
+          return after && last.innerText.startsWith({start}) ? last.innerText : null;
+        }})()""",
+        what=f"Assist's answer to {text!r}",
+    )
+
+
+def state_of(entity_id: str) -> str:
+    """A JavaScript expression: an entity's state as the frontend holds it."""
+    return f"document.querySelector('home-assistant')?.hass?.states[{json.dumps(entity_id)}]?.state"
+
+
+async def test_the_first_ten_minutes(chromium: str, demo: Demo, tmp_path: Path) -> None:
+    async with Browser(chromium, tmp_path / "profile") as browser:
+        page = Page(browser)
+        await onboard(page, demo)
+
+        # The demo's assistant is the preferred one: the Overview's Assist talks to Agent Media at once.
+        await open_assist(page)
+        found = await ask_assist(page, "Find torrents for Sintel", "Here are the torrents for Sintel: ")
+        await page.shot("assist-search")
+        listed = found.split(": ", 1)[1].removesuffix(" Which one should I download?").rstrip(".").split("; ")
+        assert len(listed) == 3, found
+        for entry in listed:
+            assert RESULT_ENTRY.fullmatch(entry), entry  # whole: quality, size and seeders all said
+        wider = "__deep(n => n.classList?.contains('message') && n.scrollWidth > n.clientWidth + 1).length"
+        assert await browser.evaluate(wider) == 0, "an answer is wider than its bubble"
+        added = await ask_assist(page, "Download the 2nd one", "Added ")
+        assert added.startswith("Added Sintel (2010), "), added
+        await page.shot("assist-download")
+
+        # The Overview: the download's card with its progress, and its poster, a real picture.
+        await browser.navigate(f"{demo.url}/lovelace/0")
+        await browser.wait_for(
+            f"{state_of('sensor.sintel_2010_progress')} === '100.0'", what="the download done"
+        )
+        demo.mark("download complete")
+        poster = await browser.wait_for(
+            """(() => {
+              const img = __deep(n => n.tagName === 'IMG' && n.src.includes('/image.sintel_2010_poster?'))[0];
+              return img?.complete && img.naturalWidth ? [img.naturalWidth, img.naturalHeight] : null;
+            })()""",
+            what="the download's poster shown",
+        )
+        assert poster == [342, 513]
+        await page.shot("overview")
+        assert await page.broken_images() == []
+
+        await open_assist(page)
+        news = await ask_assist(page, "What's new?", "Here's what's new: ")
+        assert "Sintel has finished downloading" in news, news
+        await page.shot("assist-news")
+    # The frontend's own uncaught errors (its map without tiles, a race in a websocket callback; it reports
+    # them to the log too) are kept for a look, not asserted: they are Home Assistant's, not Agent Media's.
+    (ARTEFACTS / "page-exceptions.txt").write_text("\n".join(browser.exceptions), encoding="utf-8")
+    timings = {what: seconds for what, seconds in demo.timings.items() if what != "started"}
+    (ARTEFACTS / "timings.json").write_text(json.dumps(timings, indent=2), encoding="utf-8")
+    assert demo.log_errors() == []
