@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import time
 from typing import TYPE_CHECKING, Any, Self
 
 from aiohttp import web
@@ -95,7 +96,9 @@ class LoopbackServer:
         try:
             for number, piece in enumerate(pieces):
                 if number:
-                    await asyncio.sleep(PIECE_PAUSE)
+                    # A pause on the real clock: a test that freezes time freezes the loop's timers too, and
+                    # an asyncio.sleep here would then never end.
+                    await asyncio.to_thread(time.sleep, PIECE_PAUSE)
                 await trickled.write(piece)
             await trickled.write_eof()
         except ConnectionResetError:
