@@ -468,6 +468,7 @@ async def test_reauth_of_an_entry_without_a_model_asks_only_for_qbittorrent(
     )
     assert result["reason"] == "reauth_successful"
     assert entry.data == without_model(entry_data)
+    await finish_reload(hass, entry)
 
 
 # --- options ---------------------------------------------------------------------------------------------
