@@ -14,6 +14,7 @@ import contextlib
 from dataclasses import dataclass, field
 import functools
 import hashlib
+import json
 import os
 from pathlib import Path
 import re
@@ -24,6 +25,9 @@ import subprocess
 import tempfile
 import time
 from typing import Any
+import urllib.error
+import urllib.parse
+import urllib.request
 
 import pytest
 import qbittorrentapi
@@ -202,6 +206,51 @@ SETUPS: tuple[QBittorrentSetup, ...] = (
 QUEUE_OF_ONE = SETUPS[4]
 
 
+class RigWebApi:
+    """The rig's own few Web API calls (set-ups, clean-up), on the standard library.
+
+    Not qbittorrent-api: the floors run puts a qbittorrent-api on the path that cannot log in to qBittorrent
+    5.2 and later, and the rig must work whatever version the code under test gets.
+    """
+
+    def __init__(self, url: str, username: str, password: str) -> None:
+        self._url = url
+        self._credentials = {"username": username, "password": password}
+        self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        self._log_in()
+
+    def _log_in(self) -> None:
+        answer = self._send("auth/login", self._credentials)
+        if answer.strip() not in ("", "Ok."):
+            raise RuntimeError(f"the rig could not log in to qBittorrent: {answer!r}")
+
+    def _send(self, method: str, form: dict[str, str] | None) -> str:
+        request = urllib.request.Request(  # noqa: S310 - always the loopback Web UI
+            f"{self._url}/api/v2/{method}",
+            data=None if form is None else urllib.parse.urlencode(form).encode(),
+            headers={"Referer": self._url},
+        )
+        with self._opener.open(request, timeout=10) as response:
+            return str(response.read().decode())
+
+    def _call(self, method: str, form: dict[str, str] | None = None) -> str:
+        try:
+            return self._send(method, form)
+        except urllib.error.HTTPError as err:
+            if err.code != 403:
+                raise
+        self._log_in()  # a restarted qBittorrent forgot the session
+        return self._send(method, form)
+
+    def get(self, method: str) -> Any:
+        """GET a method and return its JSON answer."""
+        return json.loads(self._call(method))
+
+    def post(self, method: str, **form: str) -> None:
+        """POST a method with form fields."""
+        self._call(method, form)
+
+
 @dataclass
 class QBittorrentInstance:
     """One running qbittorrent-nox; ``stop()``/``start()`` restart it with the same profile and port."""
@@ -217,6 +266,7 @@ class QBittorrentInstance:
     password: str = PASSWORD
     _process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
     _api: qbittorrentapi.Client | None = field(default=None, repr=False)
+    _rig_api: RigWebApi | None = field(default=None, repr=False)
 
     @property
     def url(self) -> str:
@@ -251,32 +301,40 @@ class QBittorrentInstance:
             self._api = client
         return self._api
 
+    def rig_api(self) -> RigWebApi:
+        """Return the rig's own logged-in Web API client. Blocking: call it in the executor."""
+        if self._rig_api is None:
+            self._rig_api = RigWebApi(self.url, self.username, self.password)
+        return self._rig_api
+
     def apply_setup(self) -> None:
         """Set qBittorrent up as `setup` says, and check it took. Blocking: call it in the executor."""
-        api = self.api()
+        api = self.rig_api()
         wanted = self.setup.preferences(self.downloads_dir)
-        api.app_set_preferences(prefs=wanted)
+        api.post("app/setPreferences", json=json.dumps(wanted))
         if self.setup.category is not None:
-            api.torrents_create_category(
-                name=self.setup.category, save_path=str(self.downloads_dir / self.setup.category)
+            api.post(
+                "torrents/createCategory",
+                category=self.setup.category,
+                savePath=str(self.downloads_dir / self.setup.category),
             )
-        actual = api.app_preferences()
+        actual = api.get("app/preferences")
         differs = {key: actual.get(key) for key, value in wanted.items() if actual.get(key) != value}
         if differs:
             pytest.fail(f"qBittorrent did not take the set-up {self.setup.name}: {differs}", pytrace=False)
 
     def reset(self) -> None:
         """Remove every torrent and file a test left, and the tags it made. Blocking: use the executor."""
-        api = self.api()
-        if hashes := [torrent["hash"] for torrent in api.torrents_info()]:
-            api.torrents_delete(delete_files=True, torrent_hashes=hashes)
+        api = self.rig_api()
+        if hashes := [torrent["hash"] for torrent in api.get("torrents/info")]:
+            api.post("torrents/delete", hashes="|".join(hashes), deleteFiles="true")
         deadline = time.monotonic() + START_TIMEOUT
-        while api.torrents_info():
+        while api.get("torrents/info"):
             if time.monotonic() > deadline:
                 pytest.fail("qBittorrent kept torrents after they were removed", pytrace=False)
             time.sleep(0.05)
-        if tags := api.torrents_tags():
-            api.torrents_delete_tags(tags=list(tags))
+        if tags := api.get("torrents/tags"):
+            api.post("torrents/deleteTags", tags=",".join(tags))
         for child in self.downloads_dir.iterdir():
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child, ignore_errors=True)
@@ -338,6 +396,7 @@ async def close_instance(instance: QBittorrentInstance) -> None:
     """Stop qbittorrent-nox and delete its profile."""
     await instance.stop()
     instance._api = None
+    instance._rig_api = None
     await asyncio.to_thread(shutil.rmtree, instance.profile_dir, ignore_errors=True)
 
 
