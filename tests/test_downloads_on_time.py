@@ -27,9 +27,9 @@ from custom_components.agent_media.coordinator import PAUSED_STATES
 from custom_components.agent_media.downloads import (
     SAFETY_CHECKED,
     SAFETY_WAITING,
-    TORRENT_TAG,
     async_add_download,
 )
+from custom_components.agent_media.torrents import TORRENT_TAG
 from homeassistant.util import dt as dt_util
 
 from .helpers import introduce, is_done, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until

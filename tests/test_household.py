@@ -15,8 +15,8 @@ import voluptuous as vol
 
 from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
 from custom_components.agent_media.const import CONF_TURN_TIMEOUT, DOMAIN, EVENT_DOWNLOAD_ADDED, storage_key
-from custom_components.agent_media.downloads import TORRENT_TAG
 from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
+from custom_components.agent_media.torrents import TORRENT_TAG
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context

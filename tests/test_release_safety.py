@@ -17,9 +17,7 @@ from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
 from custom_components.agent_media.downloads import (
     BACKGROUND_EVENT_REFUSED,
     SAFETY_CHECKED,
-    SAFETY_EXISTING,
     SAFETY_WAITING,
-    TORRENT_TAG,
     DangerousTorrentError,
     async_add_download,
     async_finish_safety_check,
@@ -30,6 +28,7 @@ from custom_components.agent_media.safety import (
     dangerous_files,
     dangerous_name_extension,
 )
+from custom_components.agent_media.torrents import SAFETY_EXISTING, TORRENT_TAG
 from homeassistant.exceptions import ServiceValidationError
 
 from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_for_torrent_gone, wait_until

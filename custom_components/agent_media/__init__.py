@@ -148,7 +148,6 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
             entry.data[CONF_TMDB_API_KEY],
             base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL),
         ),
-        knaben=knaben,
         sources=SearchSources(knaben, indexers),
         memory=memory,
         downloads=downloads,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import logging
 from typing import Final
 
+from homeassistant.util.signal_type import SignalTypeFormat
+
 from .release import RESOLUTIONS
 
 DOMAIN: Final = "agent_media"
@@ -87,6 +89,10 @@ EVENT_DOWNLOAD_ADDED: Final = "agent_media_download_added"
 EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 EVENT_DOWNLOAD_REPLACED: Final = "agent_media_download_replaced"
 EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
+
+# Signals inside one entry (the dispatcher; the bus above is for people's automations only). Format with the
+# entry id.
+SIGNAL_DOWNLOAD_ADDED: Final = SignalTypeFormat[str]("agent_media_download_added_{}")  # the info hash
 
 # Storage (contract): one Store per entry.
 STORAGE_VERSION: Final = 2  # 2: typed sections (household, conversations, working, downloads, journal)

@@ -42,10 +42,11 @@ from .const import (
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
 )
-from .downloads import async_adopt_interrupted_add, is_ours, is_tagged_ours
+from .downloads import async_adopt_interrupted_add
 from .library import async_organize_completed, should_organize
 from .release import parse_release
 from .replacement import async_replace_stalled
+from .torrents import is_ours, is_tagged_ours
 from .untrusted import MAX_NAME, clip, image_path, storable_copy
 
 if TYPE_CHECKING:

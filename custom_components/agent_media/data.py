@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 
 from homeassistant.config_entries import ConfigEntry
 
-from .clients.knaben import KnabenClient
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
 from .clients.sources import SearchSources
@@ -24,7 +23,6 @@ class AgentMediaData:
     llm: LLMClient | None  # None: no model configured, the common commands are answered locally
     qbittorrent: QBittorrentClient
     tmdb: TMDBClient
-    knaben: KnabenClient
     sources: SearchSources  # Knaben and the entry's Torznab indexers, searched together
     memory: AgentMediaMemory
     downloads: DownloadsCoordinator

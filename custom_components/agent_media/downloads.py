@@ -43,11 +43,10 @@ from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRe
 from .clients.qbittorrent import AddedTorrent
 from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
 from .safety import dangerous_files, describe_dangerous
+from .torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
 from .untrusted import MAX_NAME, clip
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from homeassistant.core import HomeAssistant
 
     from .clients.qbittorrent import QBittorrentClient
@@ -55,9 +54,6 @@ if TYPE_CHECKING:
 
 SOURCE_CONVERSATION: Final = "conversation"
 SOURCE_SERVICE: Final = "service"
-# Tag on every torrent we add, so people (and the coordinator) can tell them apart in qBittorrent.
-TORRENT_TAG: Final = DOMAIN
-
 TORRENT_URL_SERVICE: Final = "torrent link"
 MAX_TORRENT_LINK_REDIRECTS: Final = 5
 
@@ -65,7 +61,6 @@ SAFETY_SERVICE: Final = "safety check"
 # What the record's "safety" says about the file list.
 SAFETY_CHECKED: Final = "checked"
 SAFETY_WAITING: Final = "waiting_for_metadata"
-SAFETY_EXISTING: Final = "already_in_qbittorrent"  # someone else's torrent: left as it is
 BACKGROUND_EVENT_REFUSED: Final = "download_refused"
 FILE_LIST_WAIT: Final = 5.0  # seconds; a .torrent's files are listed as soon as qBittorrent has it
 METADATA_WAIT: Final = 2.0  # seconds a turn waits for a magnet's metadata before checking in the background
@@ -271,25 +266,6 @@ async def _async_add_checked(
         return added, SAFETY_WAITING
     await _async_check_and_start(qbittorrent, added, files)  # raises DangerousTorrentError
     return added, SAFETY_CHECKED
-
-
-def torrent_tags(torrent: Mapping[str, Any]) -> list[str]:
-    """Return a torrent's tags (qBittorrent gives them as one comma-separated string)."""
-    return [tag.strip() for tag in str(torrent.get("tags") or "").split(",") if tag.strip()]
-
-
-def is_tagged_ours(torrent: Mapping[str, Any]) -> bool:
-    """Return whether a torrent carries Agent Media's tag (every torrent we add does)."""
-    return TORRENT_TAG in torrent_tags(torrent)
-
-
-def is_ours(torrent: Mapping[str, Any], record: Mapping[str, Any] | None) -> bool:
-    """Return whether Agent Media added this torrent: tagged at our add, not someone's asked for again.
-
-    A record alone proves nothing: a torrent qBittorrent already had is recorded too (for its completion
-    news), and stays its owner's.
-    """
-    return is_tagged_ours(torrent) and (record or {}).get("safety") != SAFETY_EXISTING
 
 
 async def _async_existing(

@@ -672,10 +672,6 @@ class AgentMediaMemory:
         """Return a section's raw data (for the section classes only)."""
         return self._data[name]
 
-    def set_section(self, name: str, value: Any) -> None:
-        """Replace a section's raw data (for the section classes only)."""
-        self._data[name] = value
-
     @property
     def max_history_messages(self) -> int:
         """How many messages of a conversation are kept."""

@@ -38,7 +38,6 @@ from .downloads import (
     SOURCE_SERVICE,
     DangerousTorrentError,
     async_add_download,
-    is_ours,
 )
 from .errors import ErrorCode, OperationError, from_client_error, from_failure
 from .memory import (
@@ -62,6 +61,7 @@ from .ranking import (
     title_similarity,
 )
 from .requester import Permission
+from .torrents import is_ours
 from .untrusted import MAX_PATH, MAX_PATH_COMPONENT, MAX_TITLE, UnstorableValueError, check_storable, clip
 
 if TYPE_CHECKING:

@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from .clients.errors import AgentMediaClientError
 from .const import EVENT_DOWNLOAD_FAILED, EVENT_DOWNLOAD_REPLACED, LOGGER
-from .downloads import is_ours
 from .errors import OperationError
 from .memory import title_key
 from .operations import AddedDownload, MediaOperations
 from .release import parse_release
 from .requester import SYSTEM
+from .torrents import is_ours
 from .untrusted import MAX_NAME, clip, storable_copy
 
 if TYPE_CHECKING:

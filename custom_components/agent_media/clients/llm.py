@@ -162,14 +162,6 @@ class LLMClient:
         )
         return cls(client, model=model.strip(), api_key=api_key.strip(), idle_timeout=idle_timeout)
 
-    async def async_list_models(self) -> list[str]:
-        """Return the ids of the models the server offers."""
-        try:
-            page = await self._client.models.list()
-        except openai.OpenAIError as err:
-            raise map_openai_error(err, self._api_key) from err
-        return [model.id for model in page.data]
-
     async def async_validate(self) -> None:
         """Check URL and key: list the models, or, where that endpoint is missing, ask for one token.
 
