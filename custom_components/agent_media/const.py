@@ -93,6 +93,7 @@ EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
 # Signals inside one entry (the dispatcher; the bus above is for people's automations only). Format with the
 # entry id.
 SIGNAL_DOWNLOAD_ADDED: Final = SignalTypeFormat[str]("agent_media_download_added_{}")  # the info hash
+SIGNAL_CHECK_WANTED: Final = SignalTypeFormat[()]("agent_media_check_wanted_{}")  # new wanted title or show
 
 # Storage (contract): one Store per entry.
 STORAGE_VERSION: Final = 2  # 2: typed sections (household, conversations, working, downloads, journal)
