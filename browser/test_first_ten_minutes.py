@@ -36,6 +36,9 @@ ARTEFACTS = Path(os.environ.get("AGENT_MEDIA_ARTEFACTS", REPO / "browser" / "art
 FIRST_START = (
     900.0  # the demo's first start ever installs Home Assistant (a few minutes); later ones take seconds
 )
+# Home Assistant answers (onboarding included) before it has started everything; on a loaded machine the
+# integrations' set-up takes a minute or more after that.
+FULL_START = 300.0
 USER = {
     "name": "Demo",
     "username": "demo",
@@ -179,6 +182,19 @@ class Page:
         )
 
 
+async def wait_until_started(page: Page, demo: Demo) -> None:
+    """Wait until Home Assistant says it has started: before that, onboarding's last steps wait on it.
+
+    The onboarding page is connected as the new owner once the account exists; its state comes from there.
+    """
+    await page.browser.wait_for(
+        "__deep(n => n.tagName === 'HA-ONBOARDING')[0]?.hass?.config?.state === 'RUNNING'",
+        what="Home Assistant to finish starting",
+        timeout=FULL_START,
+    )
+    demo.mark("home assistant started")
+
+
 async def onboard(page: Page, demo: Demo) -> None:
     """Make the owner's account and pass the other onboarding steps as they are offered."""
     await page.browser.navigate(demo.url)
@@ -187,6 +203,7 @@ async def onboard(page: Page, demo: Demo) -> None:
     for name, value in USER.items():
         await page.fill(name, value)
     await page.click_button("Create account")
+    await wait_until_started(page, demo)
     await page.shot("onboarding-location")
     await page.click_button("Next")
     country = "n.getAttribute('role') === 'combobox' && n.innerText.startsWith('Country')"
