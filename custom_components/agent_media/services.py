@@ -8,7 +8,7 @@ Their errors become the translated exception errors.py maps each code to (`Unaut
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Mapping
 import re
 from typing import TYPE_CHECKING, Any, Final, cast
 
@@ -256,7 +256,7 @@ def _timestamp(value: Any) -> str | None:
     return None
 
 
-def describe_torrent(torrent: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
+def describe_torrent(torrent: dict[str, Any], record: Mapping[str, Any] | None) -> dict[str, Any]:
     """Return the JSON-safe view of one torrent that `list_downloads` answers with."""
     complete = is_complete(torrent)
     tags = torrent_tags(torrent)
