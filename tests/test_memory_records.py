@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, get_args, get_type_hints, is_typeddict
+from typing import TYPE_CHECKING, Any, get_args, get_type_hints, is_typeddict
 
 import pytest
 import voluptuous as vol
 
+from custom_components.agent_media.memory import AgentMediaMemory, download_record, replacement_record
 from custom_components.agent_media.memory.records import (
     DownloadRecord,
     FollowedShow,
@@ -16,6 +17,9 @@ from custom_components.agent_media.memory.records import (
     WantedTitle,
 )
 from custom_components.agent_media.memory.schema import MAX_TEXT, schema_of
+
+if TYPE_CHECKING:
+    from homeassistant.core import HomeAssistant
 
 NOW = "2026-12-02T14:11:54.423962+00:00"
 
@@ -107,3 +111,37 @@ def test_a_type_without_a_stored_schema_is_refused_when_declared() -> None:
         schema_of(set[str])
     with pytest.raises(TypeError, match="no stored schema"):
         schema_of(dict[str, int])
+
+
+async def test_a_download_record_is_built_in_one_place(hass: HomeAssistant) -> None:
+    """`download_record` and `DownloadsSection.add` with the same fields keep the same record."""
+    memory = AgentMediaMemory(hass, "records_entry")
+    await memory.async_load()
+    sintel = {"title": "Sintel", "year": 2010, "poster_path": "//elsewhere/x.jpg", "rating": 9}
+    built = download_record(
+        "Sintel.2010.1080p\x00",
+        save_path="/media/downloads",
+        source="conversation",
+        added_at=NOW,
+        safety="checked",
+        media=sintel,
+        requester="user:alice",
+    )
+    assert built == {
+        "name": "Sintel.2010.1080p",
+        "save_path": "/media/downloads",
+        "source": "conversation",
+        "added_at": NOW,
+        "safety": "checked",
+        "media": {"title": "Sintel", "year": 2010},
+        "requester": "user:alice",
+    }
+    memory.downloads.add("A" * 40, built)
+    memory.downloads.add("B" * 40, {**built, "name": "Sintel.2010.1080p\x00", "media": sintel})
+    assert memory.downloads.get("a" * 40) == memory.downloads.get("b" * 40) == built
+    memory.downloads.update("a" * 40, replacement=replacement_record("no_progress", None, None))
+    assert memory.downloads.get("a" * 40)["replacement"] == {
+        "reason": "no_progress",
+        "hash": None,
+        "name": None,
+    }

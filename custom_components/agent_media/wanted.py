@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
     from .data import AgentMediaConfigEntry
+    from .memory import FollowedShow
 
 EVENT_WANTED_ADDED: Final = "wanted_added"  # journal news: a wanted title or a followed episode was added
 MAX_SHOW_SEARCHES: Final = 10  # searches for one show at one check; the rest waits for its next check
@@ -222,7 +223,7 @@ class WantedScheduler:
         return missing, next_air
 
     def _fetched(
-        self, key: str, record: Mapping[str, Any], added: AddedDownload, season: int, episode: int | None
+        self, key: str, record: FollowedShow, added: AddedDownload, season: int, episode: int | None
     ) -> str:
         """Remember what the added release holds (a pack may come for one episode); tell it."""
         parsed = parse_release(added.name)

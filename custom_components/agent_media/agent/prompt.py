@@ -20,7 +20,7 @@ from ..untrusted import MAX_TITLE, clip, data_block, delimit_known
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from ..memory import AgentMediaMemory
+    from ..memory import AgentMediaMemory, JournalEvent
     from .tools import AgentMediaTool
 
 PROMPT_RESULTS: Final = 5  # the rest: get_torrent_by_index
@@ -70,7 +70,7 @@ _EVENT_KINDS: Final = {
 }
 
 
-def _event_item(event: Mapping[str, Any]) -> dict[str, Any]:
+def _event_item(event: JournalEvent) -> dict[str, Any]:
     data = event.get("data") or {}
     item: dict[str, Any] = {
         "news": _EVENT_KINDS.get(str(event.get("type")), clip(event.get("type", "event"), 40)),
