@@ -4,7 +4,8 @@ Records are stored as JSON and read everywhere with ["key"] and .get, so each is
 run time). The schema that checks a record when the Store is loaded is derived from the same declaration
 (`schema.py`): a required key is required there, a `NotRequired` one optional, `X | None` accepts None, and a
 field `Annotated` with a validator is checked by that validator alone (a length other than the default, or a
-value repaired rather than refused). The functions that build records live with the section that owns them.
+value repaired rather than refused). The functions that build a record live with the section that owns it;
+the media identity, which every section keeps, is built here (`clean_media`), with what the sections share.
 """
 
 # No `from __future__ import annotations` here: the TypedDicts' annotations are read at run time, to derive
