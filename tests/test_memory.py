@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 import logging
+from pathlib import Path
+import re
 from typing import TYPE_CHECKING, Any
 from unittest.mock import patch
 
@@ -27,8 +29,10 @@ from custom_components.agent_media.memory import (
 )
 from custom_components.agent_media.untrusted import UnstorableValueError
 from homeassistant.const import EVENT_HOMEASSISTANT_FINAL_WRITE
+from homeassistant.helpers.json import json_bytes
 from homeassistant.helpers.storage import Store
 from homeassistant.util import dt as dt_util
+from homeassistant.util.json import json_loads
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -38,6 +42,9 @@ KEY = storage_key(ENTRY_ID)
 ALICE = "user:alice"
 BOB = "user:bob"
 SATELLITE = "device:kitchen"
+# A version 2 Store as Agent Media wrote it before its records were typed: every section and every optional
+# field filled, by the calls of `_fill_every_section`.
+VERSION_2_FILE = Path(__file__).parent / "fixtures" / "memory_v2.json"
 
 
 def _results(count: int) -> list[dict[str, Any]]:
@@ -341,7 +348,7 @@ async def test_confirmations_are_one_shot_and_expire(
     assert memory.working.pop_confirmation(ALICE) is None
     memory.working.set_confirmation(ALICE, "set_preference", {"codec": "x265"})
     later = dt_util.utcnow() + timedelta(minutes=6)
-    with patch("custom_components.agent_media.memory.dt_util.utcnow", return_value=later):
+    with patch("custom_components.agent_media.memory.working.dt_util.utcnow", return_value=later):
         assert memory.working.pop_confirmation(ALICE) is None
 
 
@@ -497,3 +504,133 @@ async def test_a_damaged_latest_completed_download_is_dropped(
     }
     memory = await _loaded(hass)
     assert memory.downloads.latest_completed() is None
+
+
+SINTEL = {
+    "title": "Sintel",
+    "year": 2010,
+    "imdb_id": "tt1727587",
+    "tmdb_id": 45745,
+    "media_type": "movie",
+    "original_title": "Sintel (Durian)",
+    "poster_path": "/sintel.jpg",
+}
+PIONEER = {"title": "Pioneer One", "year": 2010, "tmdb_id": 900001, "media_type": "tv"}
+
+
+def _every_field_results(count: int) -> list[dict[str, Any]]:
+    return [
+        {
+            "title": f"Sintel.2010.{n}080p.WEB",
+            "size": 1_000_000 * n,
+            "seeders": n,
+            "peers": n + 1,
+            "info_hash": f"{n:040x}",
+            "link_id": f"link{n}",
+            "tracker": "Knaben",
+            "source": "knaben",
+            "reason": "1080p WEB",
+        }
+        for n in range(1, count + 1)
+    ]
+
+
+def _fill_every_section(memory: AgentMediaMemory) -> None:
+    """Make every kind of record, with every optional field (the calls that wrote VERSION_2_FILE)."""
+    memory.household.set_folder("download", "/media/downloads")
+    memory.household.set_folder("movie", "/media/movies")
+    memory.household.set_preference("preferred_resolution", "2160p")
+    memory.household.set_preference("max_size_gb", 12.5)
+    memory.household.set_preference("organize_library", True)
+    memory.household.set_preference("preferred_languages", ["fr", "en"])
+    memory.household.set_language("fr")
+    memory.conversations.add_turn("conv-1", ALICE, "Find Sintel", "I found 3 releases.")
+    memory.conversations.set_media("conv-1", ALICE, SINTEL)
+    memory.conversations.add_turn("conv-2", SATELLITE, "What's new?", "Nothing yet.")
+    memory.working.store_search(ALICE, "Sintel 2010", _every_field_results(3), SINTEL, "conv-1")
+    memory.working.set_question(ALICE, "Which one?", _every_field_results(2), SINTEL, "conv-1")
+    memory.working.store_search(ALICE, "Pioneer One", _every_field_results(2), PIONEER, "conv-2")
+    memory.working.set_confirmation(
+        ALICE, "set_path_for_folder", {"folder_name": "download", "path_value": "/x"}
+    )
+    memory.working.store_search("system", "Big Buck Bunny", _every_field_results(1), None)
+    memory.downloads.add(
+        "A" * 40,
+        {
+            "name": "Sintel.2010.2160p",
+            "save_path": "/media/downloads",
+            "source": "conversation",
+            "safety": "checked",
+            "media": SINTEL,
+            "requester": ALICE,
+            "conversation_id": "conv-1",
+            "replacements": 1,
+        },
+    )
+    memory.downloads.update(
+        "a" * 40, replacement={"reason": "no_progress", "hash": "b" * 40, "name": "Sintel.2010.1080p"}
+    )
+    memory.downloads.add("c" * 40, {"name": "Pioneer.One.S01E01", "media": PIONEER, "source": "service"})
+    memory.downloads.set_incomplete(["c" * 40, "a" * 40])
+    memory.downloads.set_latest_completed("Sintel (2010)", "/sintel.jpg")
+    memory.journal.add_event("download_completed", {"name": "Sintel", "size": 123, "title": "Sintel"})
+    memory.journal.add_event("wanted_added", {"name": "Pioneer.One.S01E02"})
+    memory.journal.mark_read([memory.journal.unread_events()[0]["id"]])
+    memory.journal.add_error("find_torrents", "cannot_connect", "Knaben is down")
+    memory.wanted.want(
+        "tv:900001:s01e02",
+        PIONEER,
+        season=1,
+        episode=2,
+        save_path="/media/tv",
+        reason="not_found",
+        requester_key=ALICE,
+    )
+    memory.wanted.want(
+        "movie:45745",
+        SINTEL,
+        season=None,
+        episode=None,
+        save_path=None,
+        reason="no_acceptable",
+        requester_key=None,
+    )
+    memory.wanted.follow("tv:900001", PIONEER, from_season=1, save_path="/media/tv", requester_key=ALICE)
+    memory.wanted.fetched("tv:900001", "s01e01")
+    memory.wanted.fetched("tv:900001", "s02")
+    memory.wanted.next_show_check("tv:900001", dt_util.utcnow(), "s01e03")
+    memory.wanted.block("movie:45745", "D" * 40, "Sintel.2010.CAM")
+    memory.wanted.block("movie:45745", None, "Sintel.2010.TS")
+
+
+_MOMENT = re.compile(rb'"\d{4}-\d\d-\d\dT[0-9:.]+\+00:00"')
+_EVENT_ID = re.compile(rb'"id":"[0-9A-Z]{26}"')
+
+
+def _without_moments(written: bytes) -> bytes:
+    """Return a written Store with its times and event ids (ULIDs) blanked: the rest must match."""
+    return _EVENT_ID.sub(b'"id":"<ulid>"', _MOMENT.sub(b'"<moment>"', written))
+
+
+async def test_a_version_2_file_is_written_back_byte_for_byte(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    written = VERSION_2_FILE.read_bytes()
+    stored = json_loads(written)
+    hass_storage[KEY] = stored
+    memory = await _loaded(hass)
+    memory.clear("search", requester_key="user:nobody")  # changes nothing, but asks for a write
+    await _flush(hass)
+    assert hass_storage[KEY] is not stored  # written anew
+    assert json_bytes(hass_storage[KEY]) == written
+
+
+async def test_the_sections_write_what_version_2_always_wrote(
+    hass: HomeAssistant, hass_storage: dict[str, Any]
+) -> None:
+    memory = await _loaded(hass)
+    _fill_every_section(memory)
+    await _flush(hass)
+    written = json_bytes(hass_storage[KEY])
+    assert _without_moments(written) == _without_moments(VERSION_2_FILE.read_bytes())
+    assert _without_moments(written) != written  # what differs from run to run was found

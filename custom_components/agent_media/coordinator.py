@@ -662,7 +662,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
     @callback
     def _async_completed(self, info_hash: str) -> None:
         """Announce a finished download: bus event, event entity, and the agent's background events."""
-        agent_record = self._memory.downloads.pop(info_hash)
+        agent_record: Mapping[str, Any] | None = self._memory.downloads.pop(info_hash)
         self._agent_hashes.discard(info_hash)
         payload = completion_payload(
             self.config_entry.entry_id, info_hash, self._tracker.torrents[info_hash], agent_record

@@ -65,7 +65,7 @@ from .torrents import is_ours
 from .untrusted import MAX_PATH, MAX_PATH_COMPONENT, MAX_TITLE, UnstorableValueError, check_storable, clip
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
     from datetime import date
 
     from homeassistant.core import HomeAssistant
@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from .clients.tmdb import MediaMatch, SeasonSummary
     from .data import AgentMediaConfigEntry
     from .links import ResultLinks
+    from .memory import WantedTitle
     from .ranking import Rejection
     from .requester import Requester
 
@@ -129,9 +130,9 @@ class TorrentSearch:
     """A search as kept in the requester's working state: results numbered from 1, best first."""
 
     query: str
-    results: list[dict[str, Any]]
+    results: Sequence[Mapping[str, Any]]
     rejected: int
-    media: dict[str, Any] | None
+    media: Mapping[str, Any] | None
     unavailable: str | None = None  # sources that failed, in a few words ("Jackett: timed out")
 
 
@@ -143,7 +144,7 @@ class AddedDownload:
     name: str
     save_path: str | None
     safety: str | None
-    media: dict[str, Any] | None
+    media: Mapping[str, Any] | None
 
 
 # Why async_acquire added nothing (stable: callers and the wanted list keep them).
@@ -167,7 +168,7 @@ class Wanted:
     label: str
     media: dict[str, Any]
     added: AddedDownload | None = None
-    record: dict[str, Any] | None = None
+    record: Mapping[str, Any] | None = None
 
 
 def current_season(seasons: list[SeasonSummary], today: date) -> int:
@@ -196,7 +197,7 @@ class MediaQuestion:
 
     question: str
     media: dict[str, Any]
-    options: list[dict[str, Any]]
+    options: Sequence[Mapping[str, Any]]
     unavailable: str | None = None
 
 
@@ -205,7 +206,7 @@ class MediaDownload:
     """download_media picked and added the best release."""
 
     media: dict[str, Any]
-    release: dict[str, Any]
+    release: Mapping[str, Any]
     why: str
     other_candidates: int
     added: AddedDownload
@@ -620,7 +621,7 @@ class MediaOperations:
         query = clip(" ".join(query.split()), MAX_TITLE)
         if not query:
             raise OperationError(ErrorCode.BAD_ARGS, "query_missing")
-        media = self.memory.conversations.media(conversation_id)
+        media: Mapping[str, Any] | None = self.memory.conversations.media(conversation_id)
         if media and normalize_title(str(media["title"])) not in normalize_title(query):
             media = None  # the media looked up earlier is not what is searched now
         media_type = media_type or (media or {}).get("media_type")
@@ -706,12 +707,13 @@ class MediaOperations:
         """
         self.require(requester, Permission.ADD)
         working = self.memory.working
-        question = working.question(requester.key, conversation_id)
+        question: Mapping[str, Any] | None = working.question(requester.key, conversation_id)
         if question is not None and index <= len(question["options"]):
             result, media = question["options"][index - 1], question.get("media")
         else:
             result = self.search_result(requester, index, conversation_id)
-            media = (working.search(requester.key, conversation_id) or {}).get("media")
+            search: Mapping[str, Any] = working.search(requester.key, conversation_id) or {}
+            media = search.get("media")
         link = self._result_link(result, index)
         media = media or await self._async_media_of_release(str(result.get("title", "")))
         added = await self.async_add_link(
@@ -785,7 +787,7 @@ class MediaOperations:
         return self._added(added)
 
     def _added(self, added: AddedTorrent) -> AddedDownload:
-        record = self.memory.downloads.get(added.info_hash) or {}
+        record: Mapping[str, Any] = self.memory.downloads.get(added.info_hash) or {}
         return AddedDownload(
             info_hash=added.info_hash,
             name=added.name,
@@ -974,7 +976,7 @@ class MediaOperations:
         episode: int | None = None,
         save_path: str | None = None,
         reason: str,
-    ) -> dict[str, Any]:
+    ) -> WantedTitle:
         """Put a title on the wanted list (once per title); return the stored record."""
         self.require(requester, Permission.ADD)
         if media.get("media_type") != "tv":

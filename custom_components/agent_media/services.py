@@ -32,6 +32,7 @@ from .untrusted import MAX_NAME, MAX_PATH, clip
 
 if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
+    from .memory import DownloadRecord
 
 ATTR_CONFIG_ENTRY_ID: Final = "config_entry_id"
 ATTR_QUERY: Final = "query"
@@ -256,7 +257,7 @@ def _timestamp(value: Any) -> str | None:
     return None
 
 
-def describe_torrent(torrent: dict[str, Any], record: dict[str, Any] | None) -> dict[str, Any]:
+def describe_torrent(torrent: dict[str, Any], record: DownloadRecord | None) -> dict[str, Any]:
     """Return the JSON-safe view of one torrent that `list_downloads` answers with."""
     complete = is_complete(torrent)
     tags = torrent_tags(torrent)

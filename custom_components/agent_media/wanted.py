@@ -35,11 +35,13 @@ from .release import parse_release
 from .requester import requester_from_key
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from datetime import date
 
     from homeassistant.core import HomeAssistant
 
     from .data import AgentMediaConfigEntry
+    from .memory import FollowedShow
 
 EVENT_WANTED_ADDED: Final = "wanted_added"  # journal news: a wanted title or a followed episode was added
 MAX_SHOW_SEARCHES: Final = 10  # searches for one show at one check; the rest waits for its next check
@@ -100,7 +102,7 @@ class WantedScheduler:
             return added
 
     async def _async_acquire(
-        self, operations: MediaOperations, record: dict[str, Any], season: int | None, episode: int | None
+        self, operations: MediaOperations, record: Mapping[str, Any], season: int | None, episode: int | None
     ) -> AddedDownload | None:
         """Search and add one title; None when nothing acceptable was added (a refusal is journalled)."""
         media = record["media"]
@@ -186,7 +188,9 @@ class WantedScheduler:
         wanted.next_show_check(key, _next_show_check(now, next_air), resume_after)
         return added
 
-    async def _async_missing(self, record: dict[str, Any], today: date) -> tuple[list[_Missing], date | None]:
+    async def _async_missing(
+        self, record: Mapping[str, Any], today: date
+    ) -> tuple[list[_Missing], date | None]:
         """Return what of a followed show has aired and was not added, in order, and its next air date.
 
         A season that aired whole, of which nothing was added, comes first as one pack.
@@ -219,7 +223,7 @@ class WantedScheduler:
         return missing, next_air
 
     def _fetched(
-        self, key: str, record: dict[str, Any], added: AddedDownload, season: int, episode: int | None
+        self, key: str, record: FollowedShow, added: AddedDownload, season: int, episode: int | None
     ) -> str:
         """Remember what the added release holds (a pack may come for one episode); tell it."""
         parsed = parse_release(added.name)

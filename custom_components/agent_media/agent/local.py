@@ -18,6 +18,8 @@ from ..wanted import EVENT_WANTED_ADDED
 from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from homeassistant.core import HomeAssistant
 
     from ..data import AgentMediaConfigEntry
@@ -205,7 +207,7 @@ class LocalCommands:
                 return int(option["index"])
         return None
 
-    def _results(self, language: str, query: str, results: list[dict[str, Any]]) -> str:
+    def _results(self, language: str, query: str, results: Sequence[Mapping[str, Any]]) -> str:
         items = [
             self.sentences.response(
                 language,
@@ -258,7 +260,9 @@ class LocalCommands:
         )
 
     def _name_of(self, torrent: dict[str, Any]) -> str:
-        record = self.entry.runtime_data.memory.downloads.get(str(torrent.get("hash", "")))
+        record: Mapping[str, Any] | None = self.entry.runtime_data.memory.downloads.get(
+            str(torrent.get("hash", ""))
+        )
         media = (record or {}).get("media")
         return clip(media_label(media) if media else torrent.get("name", "?"), MAX_TITLE)
 
@@ -294,7 +298,7 @@ class LocalCommands:
 def added_answer(
     sentences: LocalSentences,
     language: str,
-    media: dict[str, Any] | None,
+    media: Mapping[str, Any] | None,
     name: str,
     seeders: Any = None,
 ) -> str:

@@ -18,7 +18,9 @@ from ..operations import human_size, media_label
 from ..untrusted import MAX_TITLE, clip, data_block, delimit_known
 
 if TYPE_CHECKING:
-    from ..memory import AgentMediaMemory
+    from collections.abc import Mapping
+
+    from ..memory import AgentMediaMemory, JournalEvent
     from .tools import AgentMediaTool
 
 PROMPT_RESULTS: Final = 5  # the rest: get_torrent_by_index
@@ -68,7 +70,7 @@ _EVENT_KINDS: Final = {
 }
 
 
-def _event_item(event: dict[str, Any]) -> dict[str, Any]:
+def _event_item(event: JournalEvent) -> dict[str, Any]:
     data = event.get("data") or {}
     item: dict[str, Any] = {
         "news": _EVENT_KINDS.get(str(event.get("type")), clip(event.get("type", "event"), 40)),
@@ -115,7 +117,11 @@ def outside_texts(memory: AgentMediaMemory, requester_key: str, conversation_id:
     An earlier answer that quotes one is re-sent to the model with it in a data block.
     """
     names: set[str] = set()
-    for found in (memory.working.search(requester_key), memory.working.question(requester_key)):
+    lists: tuple[Mapping[str, Any] | None, ...] = (
+        memory.working.search(requester_key),
+        memory.working.question(requester_key),
+    )
+    for found in lists:
         for result in (found or {}).get("results", []) + (found or {}).get("options", []):
             title = str(result.get("title", ""))
             names.update({title, clip(title, MAX_TITLE), clip(title, PROMPT_TITLE_CHARS)})
@@ -192,7 +198,7 @@ def build_memory_view(
 
     lines.extend(_question_lines(memory, requester_key, conversation_id))
 
-    downloads = list(memory.downloads.records().values())
+    downloads: list[Mapping[str, Any]] = list(memory.downloads.records().values())
     if downloads:
         names = [
             clip((record.get("media") or {}).get("title") or record.get("name", "?"), PROMPT_TITLE_CHARS)

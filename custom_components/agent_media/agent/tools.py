@@ -37,7 +37,7 @@ from ..untrusted import MAX_NAME, MAX_TITLE, clip
 from .grounding import folder_grounded, is_yes, preference_grounded
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from homeassistant.core import HomeAssistant
 
@@ -240,7 +240,7 @@ def _operations(context: ToolContext) -> MediaOperations:
     return MediaOperations(context.hass, context.entry)
 
 
-def _spoken_result(result: dict[str, Any]) -> dict[str, Any]:
+def _spoken_result(result: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "index": result["index"],
         "title": clip(result.get("title", "?"), MAX_NAME),
