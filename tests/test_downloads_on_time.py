@@ -23,7 +23,7 @@ from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_COMPLETED,
     IDLE_SCAN_INTERVAL,
 )
-from custom_components.agent_media.coordinator import PAUSED_STATES
+from custom_components.agent_media.torrents import PAUSED_STATES
 from custom_components.agent_media.downloads import (
     SAFETY_CHECKED,
     SAFETY_WAITING,
