@@ -45,7 +45,7 @@ from custom_components.agent_media.const import (
     IDLE_SCAN_INTERVAL,
     MAX_DOWNLOAD_ENTITIES,
 )
-from custom_components.agent_media.coordinator import TorrentTracker
+from custom_components.agent_media.torrents import TorrentTracker
 from tests.rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
 
 ADD_BATCH = 250

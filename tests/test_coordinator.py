@@ -11,13 +11,8 @@ from typing import Any
 
 import pytest
 
-from custom_components.agent_media.coordinator import (
-    DownloadState,
-    TorrentTracker,
-    completion_payload,
-    download_state,
-    is_complete,
-)
+from custom_components.agent_media.news import completion_payload
+from custom_components.agent_media.torrents import DownloadState, TorrentTracker, download_state, is_complete
 
 HASH_A = "0123456789abcdef0123456789abcdef01234567"
 HASH_B = "89abcdef0123456789abcdef0123456789abcdef"

@@ -19,17 +19,17 @@ from pytest_homeassistant_custom_component.common import (
 from custom_components.agent_media.const import (
     CONF_STALLED_TIMEOUT,
     DEFAULT_SCAN_INTERVAL,
-    EVENT_DOWNLOAD_ADDED,
     EVENT_DOWNLOAD_COMPLETED,
     IDLE_SCAN_INTERVAL,
+    SIGNAL_DOWNLOAD_ADDED,
 )
-from custom_components.agent_media.coordinator import PAUSED_STATES
 from custom_components.agent_media.downloads import (
     SAFETY_CHECKED,
     SAFETY_WAITING,
     async_add_download,
 )
-from custom_components.agent_media.torrents import TORRENT_TAG
+from custom_components.agent_media.torrents import PAUSED_STATES, TORRENT_TAG
+from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 
 from .helpers import introduce, is_done, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until
@@ -94,9 +94,7 @@ async def test_one_of_ours_shown_still_stopped_after_its_start_keeps_the_polling
     setup_integration.runtime_data.memory.downloads.add(
         torrent.info_hash, {"name": torrent.name, "source": "service", "safety": SAFETY_CHECKED}
     )
-    hass.bus.async_fire(
-        EVENT_DOWNLOAD_ADDED, {"entry_id": setup_integration.entry_id, "hash": torrent.info_hash}
-    )
+    async_dispatcher_send(hass, SIGNAL_DOWNLOAD_ADDED.format(setup_integration.entry_id), torrent.info_hash)
     await hass.async_block_till_done(wait_background_tasks=True)
     assert coordinator.data.downloads[torrent.info_hash].state == "paused"  # seen stopped…
     assert coordinator.update_interval == timedelta(seconds=DEFAULT_SCAN_INTERVAL)  # …and still polled fast

@@ -1,4 +1,4 @@
-"""The download event entity: it mirrors this entry's added and completed bus events, and nothing else."""
+"""The download event entity: it mirrors this entry's added and completed events, and nothing else."""
 
 from __future__ import annotations
 
@@ -6,9 +6,14 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from custom_components.agent_media.const import EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED
+from custom_components.agent_media.const import (
+    EVENT_DOWNLOAD_ADDED,
+    EVENT_DOWNLOAD_COMPLETED,
+    SIGNAL_DOWNLOAD_EVENT,
+)
 from custom_components.agent_media.downloads import async_add_download
 from homeassistant.const import STATE_UNKNOWN
+from homeassistant.helpers.dispatcher import async_dispatcher_send
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -59,14 +64,18 @@ async def test_added_download_fires_the_entity(
 async def test_events_of_other_entries_are_ignored(
     hass: HomeAssistant, setup_integration: MockConfigEntry
 ) -> None:
+    """The entity follows its entry's download events inside Home Assistant, not the bus (output only)."""
     for event_type in (EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED):
-        hass.bus.async_fire(
-            event_type, {"entry_id": "another-entry", "hash": SYNTHETIC_HASH, "name": "Sintel"}
-        )
+        data = {"entry_id": "another-entry", "hash": SYNTHETIC_HASH, "name": "Sintel"}
+        async_dispatcher_send(hass, SIGNAL_DOWNLOAD_EVENT.format("another-entry"), event_type, data)
+        # An automation firing our bus event, even with this entry's id, is not a download.
+        hass.bus.async_fire(event_type, {**data, "entry_id": setup_integration.entry_id})
     await hass.async_block_till_done()
     assert hass.states.get(EVENT_ENTITY).state == STATE_UNKNOWN
 
-    hass.bus.async_fire(
+    async_dispatcher_send(
+        hass,
+        SIGNAL_DOWNLOAD_EVENT.format(setup_integration.entry_id),
         EVENT_DOWNLOAD_COMPLETED,
         {"entry_id": setup_integration.entry_id, "hash": SYNTHETIC_HASH, "name": "Sintel", "size": 1},
     )

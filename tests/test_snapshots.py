@@ -16,8 +16,13 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from pytest_homeassistant_custom_component.components.diagnostics import get_diagnostics_for_config_entry
 from syrupy.filters import props
 
-from custom_components.agent_media.const import EVENT_DOWNLOAD_COMPLETED, IDLE_SCAN_INTERVAL
+from custom_components.agent_media.const import (
+    EVENT_DOWNLOAD_COMPLETED,
+    IDLE_SCAN_INTERVAL,
+    SIGNAL_DOWNLOAD_EVENT,
+)
 from homeassistant.helpers import entity_registry as er
+from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 
 from .helpers import wait_for_torrent
@@ -105,7 +110,9 @@ async def test_entities(
     entry = setup_integration
     await add_stalled_download(hass, qbittorrent, tmp_path)
     with freeze_time(FROZEN_AT):  # the event entity's state is the time of its last event
-        hass.bus.async_fire(
+        async_dispatcher_send(
+            hass,
+            SIGNAL_DOWNLOAD_EVENT.format(entry.entry_id),
             EVENT_DOWNLOAD_COMPLETED,
             {
                 "entry_id": entry.entry_id,

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from homeassistant.const import Platform
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryError, ConfigEntryNotReady
@@ -18,6 +19,8 @@ from .clients.sources import SearchSources
 from .clients.tmdb import TMDBClient
 from .clients.torznab import TorznabClient
 from .const import (
+    CONF_ANNOUNCE_COMPLETIONS,
+    CONF_ANNOUNCE_TARGET,
     CONF_INDEXER_API_KEY,
     CONF_INDEXER_TIMEOUT,
     CONF_INDEXER_URL,
@@ -26,29 +29,36 @@ from .const import (
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
     CONF_MAX_HISTORY_MESSAGES,
+    CONF_ORGANIZE_LIBRARY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
     CONF_QBITTORRENT_VERIFY_SSL,
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
+    DEFAULT_ANNOUNCE_COMPLETIONS,
     DEFAULT_INDEXER_TIMEOUT,
     DEFAULT_KNABEN_URL,
     DEFAULT_MAX_HISTORY_MESSAGES,
+    DEFAULT_ORGANIZE_LIBRARY,
     DEFAULT_TMDB_URL,
     DOMAIN,
     SUBENTRY_INDEXER,
 )
 from .coordinator import DownloadsCoordinator
 from .data import AgentMediaConfigEntry, AgentMediaData
-from .downloads import async_resume_safety_checks
+from .downloads import async_adopt_interrupted_add, async_resume_safety_checks
 from .http import async_register_http_views
+from .lifecycle import DownloadLifecycle
 from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory, NewerStoreError
+from .operations import MediaOperations
 from .services import async_setup_services
 from .wanted import WantedScheduler
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
     from homeassistant.core import HomeAssistant
     from homeassistant.helpers.typing import ConfigType
 
@@ -151,12 +161,42 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         sources=SearchSources(knaben, indexers),
         memory=memory,
         downloads=downloads,
-        wanted=WantedScheduler(hass, entry),
+    )
+
+    def start_background(target: Coroutine[Any, Any, Any], name: str) -> None:
+        entry.async_create_background_task(hass, target, name)  # cancelled when the entry unloads
+
+    operations = MediaOperations(hass, entry)
+    wanted = WantedScheduler(
+        hass,
+        entry_id=entry.entry_id,
+        memory=memory,
+        tmdb=entry.runtime_data.tmdb,
+        operations=operations,
+        start_background=start_background,
+    )
+    entry.runtime_data.wanted = wanted
+    lifecycle = DownloadLifecycle(
+        hass,
+        entry_id=entry.entry_id,
+        coordinator=downloads,
+        memory=memory,
+        qbittorrent=qbittorrent,
+        operations=operations,
+        adopt_interrupted_add=partial(async_adopt_interrupted_add, hass, entry),
+        start_background=start_background,
+        organize_library=entry.options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY),
+        announce_completions=entry.options.get(CONF_ANNOUNCE_COMPLETIONS, DEFAULT_ANNOUNCE_COMPLETIONS),
+        announce_target=entry.options.get(CONF_ANNOUNCE_TARGET) or None,
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
     async_resume_safety_checks(hass, entry)
-    entry.runtime_data.wanted.async_start()
+    wanted.async_start()
+    entry.async_on_unload(wanted.async_stop)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    # Once the entities listen: a completion found by the first poll reaches them, the bus and the journal.
+    lifecycle.async_start()
+    entry.async_on_unload(lifecycle.async_stop)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
     return True  # HA 2025.4 requires a bool here
 

@@ -1,29 +1,24 @@
 """Tell a finished download where it was asked: on the satellite that asked, else on a chosen notify target.
 
-Opt-in (option `announce_completions`). A satellite that cannot announce, a missing target or a failing
-service is skipped with a log line; the news is told at the next turn in any case.
+Opt-in (option `announce_completions`, read by the lifecycle, which runs this in the background). A satellite
+that cannot announce, a missing target or a failing service is skipped with a log line; the news is told at
+the next turn in any case.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from homeassistant.core import HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import entity_registry as er
 
-from .const import (
-    CONF_ANNOUNCE_COMPLETIONS,
-    CONF_ANNOUNCE_TARGET,
-    DEFAULT_ANNOUNCE_COMPLETIONS,
-    DOMAIN,
-    LOGGER,
-)
+from .const import LOGGER
+from .news import NEWS, NewsKind
 from .sentences import async_load_sentences
 from .untrusted import MAX_TITLE, clip
 
 if TYPE_CHECKING:
-    from .data import AgentMediaConfigEntry
+    from homeassistant.core import HomeAssistant
 
 SATELLITE_DOMAIN: Final = "assist_satellite"
 SATELLITE_ANNOUNCE: Final = "announce"
@@ -33,25 +28,18 @@ NOTIFY_SEND: Final = "send_message"  # notify entities (HA 2024.8+)
 DEVICE_PREFIX: Final = "device:"
 
 
-@callback
-def async_tell_where_asked(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, payload: dict[str, Any], requester_key: str | None
+async def async_announce(
+    hass: HomeAssistant,
+    payload: dict[str, Any],
+    requester_key: str | None,
+    *,
+    language: str,
+    target: str | None,
 ) -> None:
-    """Announce a completed download, if the option is on (in the background: the poll goes on)."""
-    if not entry.options.get(CONF_ANNOUNCE_COMPLETIONS, DEFAULT_ANNOUNCE_COMPLETIONS):
-        return
-    entry.async_create_background_task(
-        hass, _async_tell(hass, entry, payload, requester_key), f"{DOMAIN} announce {payload.get('hash')}"
-    )
-
-
-async def _async_tell(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, payload: dict[str, Any], requester_key: str | None
-) -> None:
+    """Say a completed download on the satellite that asked for it, else on the notify entity `target`."""
     sentences = await async_load_sentences(hass)
-    language = entry.runtime_data.memory.household.language() or hass.config.language
     what = payload.get("title") or payload.get("name") or "?"
-    message = sentences.response(language, "event_completed", name=clip(what, MAX_TITLE))
+    message = sentences.response(language, NEWS[NewsKind.COMPLETED].sentence_key, name=clip(what, MAX_TITLE))
     service: tuple[str, str, dict[str, Any]] | None = None
     if (
         requester_key
@@ -59,7 +47,7 @@ async def _async_tell(
         and (satellite := _announcing_satellite(hass, requester_key.removeprefix(DEVICE_PREFIX)))
     ):
         service = (SATELLITE_DOMAIN, SATELLITE_ANNOUNCE, {"entity_id": satellite, "message": message})
-    if service is None and (target := entry.options.get(CONF_ANNOUNCE_TARGET)):
+    if service is None and target:
         service = (NOTIFY_DOMAIN, NOTIFY_SEND, {"entity_id": target, "message": message})
     if service is None:
         LOGGER.debug("No satellite nor notify target to announce %s on", what)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Final
+from typing import Any, Final
 
 from homeassistant.util.signal_type import SignalTypeFormat
 
@@ -94,6 +94,8 @@ EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
 # entry id.
 SIGNAL_DOWNLOAD_ADDED: Final = SignalTypeFormat[str]("agent_media_download_added_{}")  # the info hash
 SIGNAL_CHECK_WANTED: Final = SignalTypeFormat[()]("agent_media_check_wanted_{}")  # new wanted title or show
+# A download event for the entry's entities: the bus event's name and data, the same as fired on the bus.
+SIGNAL_DOWNLOAD_EVENT: Final = SignalTypeFormat[str, dict[str, Any]]("agent_media_download_event_{}")
 
 # Storage (contract): one Store per entry.
 STORAGE_VERSION: Final = 2  # 2: typed sections (household, conversations, working, downloads, journal)

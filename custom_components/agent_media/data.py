@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from homeassistant.config_entries import ConfigEntry
 
@@ -13,7 +14,16 @@ from .clients.tmdb import TMDBClient
 from .coordinator import DownloadsCoordinator
 from .links import ResultLinks
 from .memory import AgentMediaMemory
-from .wanted import WantedScheduler
+
+
+class WantedChecks(Protocol):
+    """The wanted scheduler (wanted.py) as the operations call it."""
+
+    def request_check(self) -> None:
+        """Check what is due soon, in the background."""
+
+    async def async_check(self) -> list[str]:
+        """Search what is due now; return the names of what was added."""
 
 
 @dataclass(kw_only=True)
@@ -26,8 +36,9 @@ class AgentMediaData:
     sources: SearchSources  # Knaben and the entry's Torznab indexers, searched together
     memory: AgentMediaMemory
     downloads: DownloadsCoordinator
-    wanted: WantedScheduler  # searches the wanted titles and followed shows again when due
     links: ResultLinks = field(default_factory=ResultLinks)  # search results' links, in RAM only
+    # Searches the wanted titles and followed shows again when due; set once the operations it uses exist.
+    wanted: WantedChecks = field(init=False)
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]

@@ -29,6 +29,7 @@ from yarl import URL
 
 from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
+from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 
 from .clients._http import REDIRECT_STATUSES, async_fetch, deadline_in
@@ -41,7 +42,7 @@ from .clients.bittorrent import (
 )
 from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
 from .clients.qbittorrent import AddedTorrent
-from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT
+from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT, SIGNAL_DOWNLOAD_ADDED
 from .safety import dangerous_files, describe_dangerous
 from .torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
 from .untrusted import MAX_NAME, clip
@@ -201,6 +202,7 @@ async def async_add_download(
             "source": source,
         },
     )
+    async_dispatcher_send(hass, SIGNAL_DOWNLOAD_ADDED.format(entry.entry_id), added.info_hash)
     if safety == SAFETY_WAITING:
         _start_safety_check(hass, entry, added)
     return added

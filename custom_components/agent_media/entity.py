@@ -11,10 +11,11 @@ from homeassistant.helpers.update_coordinator import CoordinatorEntity
 
 from .compat import with_parent_device
 from .const import DOMAIN
-from .coordinator import DownloadsCoordinator, DownloadView
+from .coordinator import DownloadsCoordinator
 
 if TYPE_CHECKING:
     from .data import AgentMediaConfigEntry
+    from .torrents import DownloadView
 
 
 def service_device_info(entry: AgentMediaConfigEntry, *, model: str | None = None) -> DeviceInfo:

@@ -1,18 +1,21 @@
-"""Download event entity: mirrors ``agent_media_download_added`` and ``agent_media_download_completed``."""
+"""Download event entity: mirrors ``agent_media_download_added`` and ``agent_media_download_completed``.
+
+It follows the entry's `SIGNAL_DOWNLOAD_EVENT` (sent with the same name and data as the bus event), not the
+bus: the bus events are for people's automations.
+"""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.components.event import EventEntity, EventEntityDescription
-from homeassistant.core import Event, HomeAssistant, callback
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
-from .const import EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED
+from .const import EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED, SIGNAL_DOWNLOAD_EVENT
 from .entity import AgentMediaEntity
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-
     from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
     from .coordinator import DownloadsCoordinator
@@ -53,23 +56,19 @@ class DownloadsEventEntity(AgentMediaEntity, EventEntity):
         self.entity_description = DOWNLOADS_EVENT
 
     async def async_added_to_hass(self) -> None:
-        """Listen for this entry's download events on the bus."""
+        """Follow this entry's download events."""
         await super().async_added_to_hass()
-        for bus_event in BUS_EVENT_TYPES:
-            self.async_on_remove(
-                self.hass.bus.async_listen(
-                    bus_event, self._async_handle_event, event_filter=self._is_this_entry
-                )
+        self.async_on_remove(
+            async_dispatcher_connect(
+                self.hass,
+                SIGNAL_DOWNLOAD_EVENT.format(self.coordinator.config_entry.entry_id),
+                self._async_handle_event,
             )
-        # Completions found while Home Assistant started were held back until now.
-        self.coordinator.release_deferred_events()
+        )
 
     @callback
-    def _is_this_entry(self, event_data: Mapping[str, Any]) -> bool:
-        return bool(event_data.get("entry_id") == self.coordinator.config_entry.entry_id)
-
-    @callback
-    def _async_handle_event(self, event: Event[Mapping[str, Any]]) -> None:
-        attributes = {key: value for key, value in event.data.items() if key != "entry_id"}
-        self._trigger_event(BUS_EVENT_TYPES[str(event.event_type)], attributes)
+    def _async_handle_event(self, bus_event: str, data: dict[str, Any]) -> None:
+        if (event_type := BUS_EVENT_TYPES.get(bus_event)) is None:
+            return  # replaced, failed: not among this entity's event types
+        self._trigger_event(event_type, {key: value for key, value in data.items() if key != "entry_id"})
         self.async_write_ha_state()

@@ -11,22 +11,23 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.components.image import Image, ImageEntity, ImageEntityDescription
-from homeassistant.core import Event, HomeAssistant, callback
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.util import dt as dt_util
 
 from .clients.errors import AgentMediaClientError
-from .const import EVENT_DOWNLOAD_COMPLETED, LOGGER
+from .const import EVENT_DOWNLOAD_COMPLETED, LOGGER, SIGNAL_DOWNLOAD_EVENT
 from .entity import DownloadEntity, async_register_service_device, service_device_info
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
     from datetime import datetime
 
     from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
     from .clients.tmdb import TMDBClient
-    from .coordinator import DownloadsCoordinator, DownloadView
+    from .coordinator import DownloadsCoordinator
     from .data import AgentMediaConfigEntry
+    from .torrents import DownloadView
 
 PARALLEL_UPDATES = 0
 
@@ -137,19 +138,16 @@ class LatestDownloadImage(_PosterImage):
         """Follow this entry's completions (memory holds the latest one before the event fires)."""
         await super().async_added_to_hass()
         self.async_on_remove(
-            self.hass.bus.async_listen(
-                EVENT_DOWNLOAD_COMPLETED, self._async_completed, event_filter=self._is_this_entry
+            async_dispatcher_connect(
+                self.hass, SIGNAL_DOWNLOAD_EVENT.format(self._entry.entry_id), self._async_download_event
             )
         )
 
     @callback
-    def _is_this_entry(self, event_data: Mapping[str, Any]) -> bool:
-        return bool(event_data.get("entry_id") == self._entry.entry_id)
-
-    @callback
-    def _async_completed(self, _event: Event[Mapping[str, Any]]) -> None:
-        self._read_latest()
-        self.async_write_ha_state()
+    def _async_download_event(self, bus_event: str, _data: dict[str, Any]) -> None:
+        if bus_event == EVENT_DOWNLOAD_COMPLETED:
+            self._read_latest()
+            self.async_write_ha_state()
 
     @callback
     def _read_latest(self) -> None:

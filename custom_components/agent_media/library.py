@@ -4,7 +4,7 @@
 02/Pioneer One (2010) - S02E03.mkv" for an episode. Each video is hard-linked (same disk: no extra space, and
 qBittorrent keeps seeding the original), else copied; the download itself is never moved or changed. A name
 already taken by the same content is reused; by other content, the new file gets " (2)", " (3)", ….
-Off by default (option `organize_library`); the file work runs in the executor.
+Off by default (option `organize_library`, read by the lifecycle); the file work runs in the executor.
 
 Only the torrent's own files (qBittorrent's file list, joined with its save path) are ever taken, never what
 else lies in the folder. The library folder is checked again and resolved at each use, and written through
@@ -23,7 +23,7 @@ import shutil
 from typing import TYPE_CHECKING, Any, Final
 
 from .clients.errors import AgentMediaClientError
-from .const import CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY, LOGGER
+from .const import LOGGER
 from .operations import real_folder_path
 from .ranking import parse_release
 
@@ -32,7 +32,8 @@ if TYPE_CHECKING:
 
     from homeassistant.core import HomeAssistant
 
-    from .data import AgentMediaConfigEntry
+    from .clients.qbittorrent import QBittorrentClient
+    from .memory import AgentMediaMemory
 
 MOVIE_FOLDER: Final = "movie"
 TV_FOLDER: Final = "tv_show"
@@ -207,10 +208,8 @@ def _common_folder(folders: set[Path]) -> Path:
     return Path(os.path.commonpath([str(folder) for folder in folders]))
 
 
-def should_organize(entry: AgentMediaConfigEntry, payload: Mapping[str, Any]) -> bool:
-    """Return whether a completed download is a film or show of ours to put into the library."""
-    if not entry.options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY):
-        return False
+def is_organizable(payload: Mapping[str, Any]) -> bool:
+    """Return whether a completed download is a film or show of ours, for the library (when that is on)."""
     return payload.get("media_type") in ("movie", "tv") and bool(payload.get("title"))
 
 
@@ -245,12 +244,12 @@ def _finished_files(files: list[dict[str, Any]]) -> list[str]:
 
 
 async def async_organize_completed(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, payload: Mapping[str, Any]
+    hass: HomeAssistant, memory: AgentMediaMemory, qbittorrent: QBittorrentClient, payload: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Return the completion payload with `library_path` (and `library_files`), or `library_error`."""
     result = dict(payload)
     folder_name = TV_FOLDER if payload.get("media_type") == "tv" else MOVIE_FOLDER
-    library_folder = entry.runtime_data.memory.household.folder(folder_name)
+    library_folder = memory.household.folder(folder_name)
     if library_folder is None:
         result["library_error"] = f"no {folder_name} folder is configured"
         return result
@@ -259,7 +258,7 @@ async def async_organize_completed(
         result["library_error"] = "qBittorrent gave no save path"
         return result
     try:
-        files = await entry.runtime_data.qbittorrent.async_files(str(payload["hash"]))
+        files = await qbittorrent.async_files(str(payload["hash"]))
     except AgentMediaClientError as err:
         result["library_error"] = f"qBittorrent did not list the files: {err.detail}"
         return result

@@ -1,15 +1,15 @@
 """Replacing a download of ours that is dead: no metadata, or no progress, for the stalled timeout.
 
-The coordinator notices (`TorrentTracker.stuck`) and hands the hash here. The dead release is blocklisted for
-its title, the next acceptable release is looked for and added (same folder, same media identity, same
-requester), and only then is the dead torrent removed: when the search services are down nothing is lost, the
-coordinator tries again later. A title is replaced `MAX_REPLACEMENTS` times in a row at most; with nothing
-acceptable left, or after that, the title goes on the wanted list. Either way the household hears of it: a
-bus event and the news of the next turn.
+The coordinator notices (`TorrentTracker.stuck`) and the lifecycle hands the hash here. The dead release is
+blocklisted for its title, the next acceptable release is looked for and added (same folder, same media
+identity, same requester), and only then is the dead torrent removed: when the search services are down
+nothing is lost, the lifecycle tries again later. A title is replaced `MAX_REPLACEMENTS` times in a row at
+most; with nothing acceptable left, or after that, the title goes on the wanted list. Either way the household
+hears of it: a bus event and the news of the next turn.
 
 What was decided is stored on the dead download's record before it is removed, and the record is dropped only
 once the removal succeeded: a replacement cut short (Home Assistant stopping, qBittorrent away) is finished
-by the coordinator later, after a restart too. Only a torrent of ours is removed, and its files are deleted
+by the lifecycle later, after a restart too. Only a torrent of ours is removed, and its files are deleted
 only when no other torrent's content shares them.
 """
 
@@ -18,10 +18,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from .clients.errors import AgentMediaClientError
-from .const import EVENT_DOWNLOAD_FAILED, EVENT_DOWNLOAD_REPLACED, LOGGER
+from .const import LOGGER
 from .errors import OperationError
-from .memory import title_key
-from .operations import AddedDownload, MediaOperations
+from .memory import replacement_record, title_key
+from .news import NewsKind, async_tell
+from .operations import AddedDownload
 from .release import parse_release
 from .requester import SYSTEM
 from .torrents import is_ours
@@ -33,10 +34,9 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
     from .clients.qbittorrent import QBittorrentClient
-    from .data import AgentMediaConfigEntry
+    from .collaborators import AcquiringOperations
+    from .memory import AgentMediaMemory
 
-BACKGROUND_EVENT_REPLACED: Final = "download_replaced"
-BACKGROUND_EVENT_FAILED: Final = "download_failed"
 WANTED_REASON_REPLACED: Final = "replaced"
 # The media fields the replaced and failed events carry, when known.
 EVENT_MEDIA_KEYS: Final = ("title", "year")
@@ -66,107 +66,114 @@ def _event(entry_id: str, info_hash: str, name: str, reason: str, media: Mapping
     return result
 
 
-async def async_replace_stalled(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, reason: str
-) -> None:
-    """Replace one dead download of ours, or put its title on the wanted list; tell it either way.
+class StalledReplacer:
+    """Replaces one entry's dead downloads, or puts their titles on the wanted list; tells it either way."""
 
-    Also finishes a replacement decided before (its record says so): the dead one is removed, then told.
-    """
-    memory = entry.runtime_data.memory
-    record = memory.downloads.get(info_hash)
-    if record is None:
-        return  # finished or removed meanwhile
-    if "replacement" not in record:
-        if not await _async_decide(hass, entry, info_hash, record, reason):
-            return
-        await memory.async_flush()  # what was decided survives a restart before the removal
-        record = memory.downloads.get(info_hash)
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        *,
+        entry_id: str,
+        memory: AgentMediaMemory,
+        qbittorrent: QBittorrentClient,
+        operations: AcquiringOperations,
+    ) -> None:
+        """Keep what a replacement uses: the memory, qBittorrent and the operations that add."""
+        self.hass = hass
+        self.entry_id = entry_id
+        self.memory = memory
+        self.qbittorrent = qbittorrent
+        self.operations = operations
+
+    async def async_replace(self, info_hash: str, reason: str) -> None:
+        """Replace one dead download of ours, or put its title on the wanted list; tell it either way.
+
+        Also finishes a replacement decided before (its record says so): the dead one is removed, then told.
+        """
+        record = self.memory.downloads.get(info_hash)
         if record is None:
+            return  # finished or removed meanwhile
+        if "replacement" not in record:
+            if not await self._async_decide(info_hash, record, reason):
+                return
+            await self.memory.async_flush()  # what was decided survives a restart before the removal
+            record = self.memory.downloads.get(info_hash)
+            if record is None:
+                return
+        await self._async_finish(info_hash, record)
+
+    async def _async_decide(self, info_hash: str, record: Mapping[str, Any], reason: str) -> bool:
+        """Add the replacement (or make the title wanted), noted on the dead one's record; False: not now."""
+        memory, operations = self.memory, self.operations
+        name = str(record.get("name") or info_hash)
+        media: dict[str, Any] = dict(record.get("media") or {})
+        replacement: AddedDownload | None = None
+        if media:
+            season, episode = episode_of(name, media)
+            memory.wanted.block(title_key(media, season, episode), info_hash, name)
+            replacements = int(record.get("replacements") or 0)
+            if replacements < MAX_REPLACEMENTS:
+                try:
+                    outcome = await operations.async_acquire(
+                        SYSTEM, media, season=season, episode=episode, save_path=record.get("save_path")
+                    )
+                except OperationError as err:
+                    LOGGER.info(
+                        "Cannot replace the stalled download %s for now: %s", clip(name, MAX_NAME), err.code
+                    )
+                    return False  # the services are down: the dead one stays, tried again later
+                if isinstance(outcome, AddedDownload):
+                    replacement = outcome
+                    # The new one is whoever asked for the old one's (where its completion is announced).
+                    memory.downloads.update(
+                        outcome.info_hash,
+                        requester=record.get("requester"),
+                        conversation_id=record.get("conversation_id"),
+                        replacements=replacements + 1,
+                    )
+            if replacement is None:
+                operations.add_wanted(
+                    SYSTEM,
+                    media,
+                    season=season,
+                    episode=episode,
+                    save_path=record.get("save_path"),
+                    reason=WANTED_REASON_REPLACED,
+                )
+        memory.downloads.update(
+            info_hash,
+            replacement=replacement_record(
+                reason,
+                replacement.info_hash if replacement else None,
+                replacement.name if replacement else None,
+            ),
+        )
+        return True
+
+    async def _async_finish(self, info_hash: str, record: Mapping[str, Any]) -> None:
+        """Remove the dead download, then forget it and tell what replaced it (or that nothing did)."""
+        memory = self.memory
+        name = str(record.get("name") or info_hash)
+        try:
+            await async_remove_dead(self.qbittorrent, info_hash, record)
+        except AgentMediaClientError as err:
+            LOGGER.warning("Could not remove the stalled download %s: %s", clip(name, MAX_NAME), err.detail)
+            return  # still recorded, with what was decided: tried again at a later poll
+        memory.downloads.pop(info_hash)
+
+        decided: Mapping[str, Any] = record["replacement"]
+        media: Mapping[str, Any] = record.get("media") or {}
+        reason = str(decided["reason"])
+        if decided.get("hash"):
+            new_hash = str(decided["hash"])
+            payload = _event(self.entry_id, new_hash, str(decided.get("name") or new_hash), reason, media)
+            payload["replaced_hash"] = info_hash
+            LOGGER.info("Replaced the stalled download %s by %s", clip(name, MAX_NAME), payload["name"])
+            async_tell(self.hass, self.entry_id, memory.journal, NewsKind.REPLACED, payload)
             return
-    await _async_finish(hass, entry, info_hash, record)
-
-
-async def _async_decide(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, record: Mapping[str, Any], reason: str
-) -> bool:
-    """Add the replacement (or make the title wanted) and note it on the dead one's record; False: not now."""
-    memory = entry.runtime_data.memory
-    name = str(record.get("name") or info_hash)
-    media: dict[str, Any] = dict(record.get("media") or {})
-    replacement: AddedDownload | None = None
-    if media:
-        operations = MediaOperations(hass, entry)
-        season, episode = episode_of(name, media)
-        memory.wanted.block(title_key(media, season, episode), info_hash, name)
-        replacements = int(record.get("replacements") or 0)
-        if replacements < MAX_REPLACEMENTS:
-            try:
-                outcome = await operations.async_acquire(
-                    SYSTEM, media, season=season, episode=episode, save_path=record.get("save_path")
-                )
-            except OperationError as err:
-                LOGGER.info(
-                    "Cannot replace the stalled download %s for now: %s", clip(name, MAX_NAME), err.code
-                )
-                return False  # the services are down: the dead one stays, the coordinator tries again later
-            if isinstance(outcome, AddedDownload):
-                replacement = outcome
-                # The new one belongs to whoever asked for the old one (where its completion is announced).
-                memory.downloads.update(
-                    outcome.info_hash,
-                    requester=record.get("requester"),
-                    conversation_id=record.get("conversation_id"),
-                    replacements=replacements + 1,
-                )
-        if replacement is None:
-            operations.add_wanted(
-                SYSTEM,
-                media,
-                season=season,
-                episode=episode,
-                save_path=record.get("save_path"),
-                reason=WANTED_REASON_REPLACED,
-            )
-    memory.downloads.update(
-        info_hash,
-        replacement={
-            "reason": reason,
-            "hash": replacement.info_hash if replacement else None,
-            "name": replacement.name if replacement else None,
-        },
-    )
-    return True
-
-
-async def _async_finish(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, record: Mapping[str, Any]
-) -> None:
-    """Remove the dead download, then forget it and tell what replaced it (or that nothing did)."""
-    memory = entry.runtime_data.memory
-    name = str(record.get("name") or info_hash)
-    try:
-        await async_remove_dead(entry.runtime_data.qbittorrent, info_hash, record)
-    except AgentMediaClientError as err:
-        LOGGER.warning("Could not remove the stalled download %s: %s", clip(name, MAX_NAME), err.detail)
-        return  # still recorded, with what was decided: the coordinator tries again
-    memory.downloads.pop(info_hash)
-
-    decided: Mapping[str, Any] = record["replacement"]
-    media: Mapping[str, Any] = record.get("media") or {}
-    reason = str(decided["reason"])
-    if decided.get("hash"):
-        new_hash = str(decided["hash"])
-        payload = _event(entry.entry_id, new_hash, str(decided.get("name") or new_hash), reason, media)
-        payload["replaced_hash"] = info_hash
-        LOGGER.info("Replaced the stalled download %s by %s", clip(name, MAX_NAME), payload["name"])
-        memory.journal.add_event(BACKGROUND_EVENT_REPLACED, payload)
-        hass.bus.async_fire(EVENT_DOWNLOAD_REPLACED, payload)
-        return
-    payload = _event(entry.entry_id, info_hash, name, reason, media)
-    LOGGER.info("No acceptable release left for the stalled download %s", payload["name"])
-    memory.journal.add_event(BACKGROUND_EVENT_FAILED, payload)
-    hass.bus.async_fire(EVENT_DOWNLOAD_FAILED, payload)
+        payload = _event(self.entry_id, info_hash, name, reason, media)
+        LOGGER.info("No acceptable release left for the stalled download %s", payload["name"])
+        async_tell(self.hass, self.entry_id, memory.journal, NewsKind.FAILED, payload)
 
 
 def _normalized(path: str) -> str:

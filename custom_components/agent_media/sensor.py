@@ -21,7 +21,6 @@ from homeassistant.helpers import device_registry as dr
 
 from .compat import async_get_entry_device
 from .const import DOMAIN
-from .coordinator import DownloadsCoordinator, DownloadsData, DownloadState, DownloadView
 from .entity import (
     AgentMediaEntity,
     DownloadEntity,
@@ -31,6 +30,7 @@ from .entity import (
     service_device_info,
 )
 from .operations import media_label
+from .torrents import DownloadsData, DownloadState, DownloadView
 from .untrusted import MAX_TITLE, clip
 
 if TYPE_CHECKING:
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
     from homeassistant.helpers.typing import StateType
 
+    from .coordinator import DownloadsCoordinator
     from .data import AgentMediaConfigEntry
     from .memory import WantedSection
 

@@ -21,13 +21,12 @@ from homeassistant.helpers import config_validation as cv
 from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN
-from .coordinator import ETA_INFINITE, PAUSED_STATES, download_state, is_complete
 from .downloads import SOURCE_SERVICE
 from .errors import OperationError
 from .memory import CLEAR_SCOPES
 from .operations import PERMISSION_DENIED, MediaOperations, strict_index
 from .requester import Requester, async_resolve_requester
-from .torrents import is_ours, torrent_tags
+from .torrents import ETA_INFINITE, PAUSED_STATES, download_state, is_complete, is_ours, torrent_tags
 from .untrusted import MAX_NAME, MAX_PATH, clip
 
 if TYPE_CHECKING:

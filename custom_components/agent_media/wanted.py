@@ -3,7 +3,8 @@
 Every WANTED_CHECK_INTERVAL it looks for due items only (each stores its next check, so a restart keeps the
 schedule). A wanted title found nothing acceptable: it waits longer (memory.retry_delay). An acceptable
 release appeared: it is added to the folder chosen when it was wanted, leaves the list, and the next turn
-tells the news ("wanted_added"). A service down ends the round quietly; the items stay due for the next one.
+tells the news (`NewsKind.WANTED_ADDED`). A service down ends the round quietly; the items stay due for the
+next one. `SIGNAL_CHECK_WANTED` asks for a round now (a title wanted, a show followed).
 
 Following a show: from the season it was followed from, every episode whose air date (TMDB) has passed and
 that was not added yet is searched and added. A season that has aired whole, of which nothing was added
@@ -23,14 +24,23 @@ import re
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import callback
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.event import async_track_time_interval
 from homeassistant.util import dt as dt_util
 
 from .clients.errors import AgentMediaClientError
-from .const import AIRED_GRACE, DOMAIN, FOLLOW_CHECK_INTERVAL, LOGGER, WANTED_CHECK_INTERVAL
+from .const import (
+    AIRED_GRACE,
+    DOMAIN,
+    FOLLOW_CHECK_INTERVAL,
+    LOGGER,
+    SIGNAL_CHECK_WANTED,
+    WANTED_CHECK_INTERVAL,
+)
 from .errors import ErrorCode, OperationError
 from .memory import title_key
-from .operations import AddedDownload, MediaOperations, media_label
+from .news import NewsKind, async_tell
+from .operations import AddedDownload, media_label
 from .release import parse_release
 from .requester import requester_from_key
 
@@ -38,12 +48,15 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from datetime import date
 
-    from homeassistant.core import HomeAssistant
+    from homeassistant.core import CALLBACK_TYPE, HomeAssistant
 
-    from .data import AgentMediaConfigEntry
-    from .memory import FollowedShow
+    from .clients.tmdb import TMDBClient
+    from .collaborators import AcquiringOperations, StartBackground
+    from .memory import AgentMediaMemory, FollowedShow
 
-EVENT_WANTED_ADDED: Final = "wanted_added"  # journal news: a wanted title or a followed episode was added
+# The journal's kind for a wanted title or a followed episode that was added (agent/local.py reads it here
+# until it reads news.py).
+EVENT_WANTED_ADDED: Final = NewsKind.WANTED_ADDED
 MAX_SHOW_SEARCHES: Final = 10  # searches for one show at one check; the rest waits for its next check
 _TAG: Final = re.compile(r"s(\d+)(?:e(\d+))?")
 # Failures of a service: the round ends, and what was due stays due.
@@ -59,23 +72,46 @@ class _ServicesDownError(Exception):
 class WantedScheduler:
     """Checks one entry's due wanted titles and followed shows; one round at a time."""
 
-    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
-        """Bind to the entry; `async_start` starts the timer."""
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        *,
+        entry_id: str,
+        memory: AgentMediaMemory,
+        tmdb: TMDBClient,
+        operations: AcquiringOperations,
+        start_background: StartBackground,
+    ) -> None:
+        """Keep the collaborators; `async_start` starts the timer."""
         self.hass = hass
-        self.entry = entry
+        self.entry_id = entry_id
+        self.memory = memory
+        self.tmdb = tmdb
+        self.operations = operations
+        self._start_background = start_background
         self._lock = asyncio.Lock()
+        self._unsubscribe: list[CALLBACK_TYPE] = []
 
     @callback
     def async_start(self) -> None:
-        """Check every WANTED_CHECK_INTERVAL until the entry unloads."""
-        self.entry.async_on_unload(
+        """Check every WANTED_CHECK_INTERVAL, and when asked (`SIGNAL_CHECK_WANTED`), until stopped."""
+        self._unsubscribe = [
             async_track_time_interval(
                 self.hass,
                 self._on_interval,
                 timedelta(seconds=WANTED_CHECK_INTERVAL),
                 name=f"{DOMAIN} wanted check",
-            )
-        )
+            ),
+            async_dispatcher_connect(
+                self.hass, SIGNAL_CHECK_WANTED.format(self.entry_id), self.request_check
+            ),
+        ]
+
+    @callback
+    def async_stop(self) -> None:
+        """Stop the timer and the listening (a round running is cancelled with the entry)."""
+        while self._unsubscribe:
+            self._unsubscribe.pop()()
 
     @callback
     def _on_interval(self, _now: datetime) -> None:
@@ -85,24 +121,28 @@ class WantedScheduler:
     def request_check(self) -> None:
         """Check what is due soon, in the background (a round already running covers it)."""
         if not self._lock.locked():
-            self.entry.async_create_background_task(self.hass, self.async_check(), f"{DOMAIN} wanted check")
+            self._start_background(self.async_check(), f"{DOMAIN} wanted check")
 
     async def async_check(self) -> list[str]:
         """Search what is due now; return the names of what was added."""
         async with self._lock:
-            operations = MediaOperations(self.hass, self.entry)
+            operations = self.operations
             added: list[str] = []
             try:
-                for key in self.entry.runtime_data.memory.wanted.due_titles():
+                for key in self.memory.wanted.due_titles():
                     added += await self._async_check_title(operations, key)
-                for key in self.entry.runtime_data.memory.wanted.due_shows():
+                for key in self.memory.wanted.due_shows():
                     added += await self._async_check_show(operations, key)
             except _ServicesDownError:
                 pass  # logged where it happened; the next round tries again
             return added
 
     async def _async_acquire(
-        self, operations: MediaOperations, record: Mapping[str, Any], season: int | None, episode: int | None
+        self,
+        operations: AcquiringOperations,
+        record: Mapping[str, Any],
+        season: int | None,
+        episode: int | None,
     ) -> AddedDownload | None:
         """Search and add one title; None when nothing acceptable was added (a refusal is journalled)."""
         media = record["media"]
@@ -122,22 +162,24 @@ class WantedScheduler:
                 LOGGER.debug("Wanted titles not searched now (%s): %s", err.code, err.placeholders)
                 raise _ServicesDownError from err
             if err.code is ErrorCode.DANGEROUS_FILES and (name := err.placeholders.get("name")):
-                self.entry.runtime_data.memory.wanted.block(
-                    title_key(media, season, episode), None, str(name)
-                )
-            self.entry.runtime_data.memory.journal.add_error(
+                self.memory.wanted.block(title_key(media, season, episode), None, str(name))
+            self.memory.journal.add_error(
                 "wanted", err.code.value, f"{media_label(media, season, episode)}: {err.translation_key}"
             )
             return None
         return outcome if isinstance(outcome, AddedDownload) else None
 
     def _tell(self, label: str, added: AddedDownload) -> None:
-        self.entry.runtime_data.memory.journal.add_event(
-            EVENT_WANTED_ADDED, {"title": label, "name": added.name, "hash": added.info_hash}
+        async_tell(
+            self.hass,
+            self.entry_id,
+            self.memory.journal,
+            NewsKind.WANTED_ADDED,
+            {"title": label, "name": added.name, "hash": added.info_hash},
         )
 
-    async def _async_check_title(self, operations: MediaOperations, key: str) -> list[str]:
-        wanted = self.entry.runtime_data.memory.wanted
+    async def _async_check_title(self, operations: AcquiringOperations, key: str) -> list[str]:
+        wanted = self.memory.wanted
         if (record := wanted.titles().get(key)) is None:
             return []  # forgotten meanwhile
         season, episode = record.get("season"), record.get("episode")
@@ -150,13 +192,13 @@ class WantedScheduler:
         self._tell(label, added)
         return [label]
 
-    async def _async_check_show(self, operations: MediaOperations, key: str) -> list[str]:
+    async def _async_check_show(self, operations: AcquiringOperations, key: str) -> list[str]:
         """Search what a followed show is missing, MAX_SHOW_SEARCHES at most, and set its next check.
 
         The check starts after what the last one searched last, so a long backlog is gone through in turns
         rather than its first episodes searched again and again.
         """
-        wanted = self.entry.runtime_data.memory.wanted
+        wanted = self.memory.wanted
         if (record := wanted.shows().get(key)) is None:
             return []
         now = dt_util.utcnow()
@@ -195,7 +237,7 @@ class WantedScheduler:
 
         A season that aired whole, of which nothing was added, comes first as one pack.
         """
-        media, tmdb = record["media"], self.entry.runtime_data.tmdb
+        media, tmdb = record["media"], self.tmdb
         fetched = set(record["fetched"])
         missing: list[_Missing] = []
         next_air: date | None = None
@@ -234,7 +276,7 @@ class WantedScheduler:
         else:
             tags = [_pack_tag(season)]
         for tag in tags:
-            self.entry.runtime_data.memory.wanted.fetched(key, tag)
+            self.memory.wanted.fetched(key, tag)
         label = media_label(record["media"], season, episode)
         self._tell(label, added)
         return label

@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Final
 
-from ..coordinator import DownloadState, download_state, is_complete
 from ..errors import OperationError
 from ..operations import MediaOperations, MediaQuestion, human_size, media_label
 from ..release import parse_release
 from ..sentences import LocalIntent, LocalMatch, LocalSentences, spoken_quality, spoken_release
+from ..torrents import DownloadState, download_state, is_complete
 from ..untrusted import MAX_TITLE, clip
 from ..wanted import EVENT_WANTED_ADDED
 from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name

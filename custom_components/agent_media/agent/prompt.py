@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.util import dt as dt_util
 
+from ..news import NEWS, NewsKind, news_kind
 from ..operations import human_size, media_label
 from ..untrusted import MAX_TITLE, clip, data_block, delimit_known
 
@@ -62,23 +63,16 @@ class PromptView:
     shown_event_ids: list[str] = field(default_factory=list)
 
 
-_EVENT_KINDS: Final = {
-    "download_refused": "refused (dangerous files), removed",
-    "download_completed": "finished",
-    "download_replaced": "stalled, replaced by another release",
-    "download_failed": "stalled, removed; no acceptable release left, now on the wanted list",
-}
-
-
 def _event_item(event: JournalEvent) -> dict[str, Any]:
     data = event.get("data") or {}
+    kind = news_kind(event.get("type"))
     item: dict[str, Any] = {
-        "news": _EVENT_KINDS.get(str(event.get("type")), clip(event.get("type", "event"), 40)),
+        "news": NEWS[kind].prompt_text if kind is not None else clip(event.get("type", "event"), 40),
         "what": clip(data.get("title") or data.get("name") or "a download", PROMPT_TITLE_CHARS),
     }
     if data.get("year"):
         item["year"] = data["year"]
-    if event.get("type") == "download_replaced" and data.get("name"):
+    if kind is NewsKind.REPLACED and data.get("name"):
         item["release"] = clip(data["name"], PROMPT_TITLE_CHARS)
     if data.get("save_path"):
         item["where"] = clip(data["save_path"], PROMPT_PATH_CHARS)

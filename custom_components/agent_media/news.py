@@ -1,0 +1,139 @@
+"""The kinds of news Agent Media tells, each declared once.
+
+For each: how the model is told it, the sentence it is said with, the public bus event that carries it, and
+whether it comes before the answer of any turn.
+
+News is kept in memory's journal until a turn tells it. `async_tell` records it, and for the kinds that have
+one fires the bus event (for people's automations: output only) and sends the same event inside the entry
+(`SIGNAL_DOWNLOAD_EVENT`), which the event and image entities follow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Final
+
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers.dispatcher import async_dispatcher_send
+
+from .const import (
+    EVENT_DOWNLOAD_COMPLETED,
+    EVENT_DOWNLOAD_FAILED,
+    EVENT_DOWNLOAD_REPLACED,
+    SIGNAL_DOWNLOAD_EVENT,
+)
+from .torrents import numeric
+from .untrusted import MAX_NAME, clip, storable_copy
+
+if TYPE_CHECKING:
+    from .memory.journal import JournalSection
+
+
+class NewsKind(StrEnum):
+    """A kind of news; the value is its type in the journal (stored: stable)."""
+
+    COMPLETED = "download_completed"
+    REPLACED = "download_replaced"
+    FAILED = "download_failed"
+    REFUSED = "download_refused"
+    WANTED_ADDED = "wanted_added"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NewsTelling:
+    """How one kind of news is told."""
+
+    prompt_text: str  # what the model is shown (the prompt's "news" field)
+    sentence_key: str  # the answer that says it (sentences/answers/<language>.yaml, `responses`)
+    bus_event: str | None  # the public bus event that carries it; None: only told at the next turn
+    told_first: bool  # told before the answer of any turn, not only when asked what's new
+
+
+NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
+    NewsKind.COMPLETED: NewsTelling(
+        prompt_text="finished",
+        sentence_key="event_completed",
+        bus_event=EVENT_DOWNLOAD_COMPLETED,
+        told_first=False,
+    ),
+    NewsKind.REPLACED: NewsTelling(
+        prompt_text="stalled, replaced by another release",
+        sentence_key="event_replaced",
+        bus_event=EVENT_DOWNLOAD_REPLACED,
+        told_first=True,
+    ),
+    NewsKind.FAILED: NewsTelling(
+        prompt_text="stalled, removed; no acceptable release left, now on the wanted list",
+        sentence_key="event_failed",
+        bus_event=EVENT_DOWNLOAD_FAILED,
+        told_first=True,
+    ),
+    NewsKind.REFUSED: NewsTelling(
+        prompt_text="refused (dangerous files), removed",
+        sentence_key="event_refused",
+        bus_event=None,  # the add was refused: no download to tell automations about
+        told_first=False,
+    ),
+    NewsKind.WANTED_ADDED: NewsTelling(
+        prompt_text="was wanted; a release came out and is now downloading",
+        sentence_key="event_released",
+        bus_event=None,  # agent_media_download_added already told automations (docs/architecture.md)
+        told_first=True,
+    ),
+}
+# Media fields of a recorded download that go into the completion event (docs/architecture.md).
+COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type", "poster_path")
+
+
+def news_kind(event_type: object) -> NewsKind | None:
+    """Return the kind of a journal event's type, None for a type this version does not know."""
+    try:
+        return NewsKind(str(event_type))
+    except ValueError:
+        return None
+
+
+@callback
+def async_tell(
+    hass: HomeAssistant, entry_id: str, journal: JournalSection, kind: NewsKind, payload: dict[str, Any]
+) -> None:
+    """Record news for the next turn; fire its bus event, if it has one, and send it to the entities."""
+    journal.add_event(kind.value, payload)
+    if (bus_event := NEWS[kind].bus_event) is not None:
+        hass.bus.async_fire(bus_event, payload)
+        async_dispatcher_send(hass, SIGNAL_DOWNLOAD_EVENT.format(entry_id), bus_event, payload)
+
+
+def completion_payload(
+    entry_id: str, info_hash: str, torrent: Mapping[str, Any], agent_record: Mapping[str, Any] | None
+) -> dict[str, Any]:
+    """Return the JSON-safe data of ``agent_media_download_completed`` (docs/architecture.md)."""
+    agent_record = agent_record or {}
+    payload: dict[str, Any] = {
+        "entry_id": entry_id,
+        "hash": info_hash,
+        "name": str(torrent.get("name") or agent_record.get("name") or info_hash),
+        "save_path": str(torrent.get("save_path") or agent_record.get("save_path") or ""),
+        "content_path": str(torrent.get("content_path") or ""),
+        "size": int(numeric(torrent.get("size"))),
+        "category": str(torrent.get("category") or ""),
+    }
+    media = agent_record.get("media")
+    if isinstance(media, Mapping):
+        payload.update({key: media[key] for key in COMPLETION_MEDIA_KEYS if media.get(key) is not None})
+    payload["name"] = clip(payload["name"], MAX_NAME)
+    result: dict[str, Any] = storable_copy(payload)  # names and paths come from qBittorrent
+    return result
+
+
+def added_payload(entry_id: str, info_hash: str, record: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the data of ``agent_media_download_added`` from the download's record (written at the add)."""
+    return {
+        "entry_id": entry_id,
+        "hash": info_hash,
+        "name": record.get("name"),
+        "save_path": record.get("save_path"),
+        "source": record.get("source"),
+    }
