@@ -7,8 +7,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from custom_components.agent_media.const import EVENT_DOWNLOAD_ADDED, EVENT_DOWNLOAD_COMPLETED
-from custom_components.agent_media.downloads import async_add_download
 from homeassistant.const import STATE_UNKNOWN
+
+from .helpers import async_add_download
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING
 
 from homeassistant.const import Platform
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryError, ConfigEntryNotReady
 from homeassistant.helpers import config_validation as cv, issue_registry as ir
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from homeassistant.helpers.httpx_client import get_async_client
 
 from .clients.errors import CannotConnectError, InvalidAuthError
@@ -37,14 +39,17 @@ from .const import (
     DEFAULT_MAX_HISTORY_MESSAGES,
     DEFAULT_TMDB_URL,
     DOMAIN,
+    SIGNAL_CHECK_WANTED,
+    SIGNAL_DOWNLOAD_ADDED,
     SUBENTRY_INDEXER,
 )
 from .coordinator import DownloadsCoordinator
 from .data import AgentMediaConfigEntry, AgentMediaData
-from .downloads import async_resume_safety_checks
 from .http import async_register_http_views
+from .links import ResultLinks
 from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory, NewerStoreError
+from .operations import Collaborators, OperationOptions, Operations
 from .services import async_setup_services
 from .wanted import WantedScheduler
 
@@ -140,25 +145,56 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         for subentry in entry.subentries.values()
         if subentry.subentry_type == SUBENTRY_INDEXER
     ]
+    tmdb = TMDBClient(
+        session, entry.data[CONF_TMDB_API_KEY], base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL)
+    )
+    sources = SearchSources(knaben, indexers)
+    wanted = WantedScheduler(hass, entry)
+    operations = Operations(
+        Collaborators(
+            hass=hass,
+            entry_id=entry.entry_id,
+            memory=memory,
+            qbittorrent=qbittorrent,
+            tmdb=tmdb,
+            sources=sources,
+            links=ResultLinks(),
+            options=OperationOptions.from_options(entry.options),
+            run_in_background=partial(entry.async_create_background_task, hass),
+            check_wanted=wanted.async_check,
+        )
+    )
     entry.runtime_data = AgentMediaData(
         llm=llm,
         qbittorrent=qbittorrent,
-        tmdb=TMDBClient(
-            session,
-            entry.data[CONF_TMDB_API_KEY],
-            base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL),
-        ),
-        sources=SearchSources(knaben, indexers),
+        tmdb=tmdb,
+        sources=sources,
         memory=memory,
         downloads=downloads,
-        wanted=WantedScheduler(hass, entry),
+        wanted=wanted,
+        operations=operations,
+    )
+    # Until the coordinator and the scheduler listen to these signals themselves (the lifecycle's).
+    entry.async_on_unload(
+        async_dispatcher_connect(
+            hass, SIGNAL_DOWNLOAD_ADDED.format(entry.entry_id), partial(_async_poll_soon, downloads)
+        )
+    )
+    entry.async_on_unload(
+        async_dispatcher_connect(hass, SIGNAL_CHECK_WANTED.format(entry.entry_id), wanted.request_check)
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
-    async_resume_safety_checks(hass, entry)
-    entry.runtime_data.wanted.async_start()
+    operations.adder.resume_safety_checks()
+    wanted.async_start()
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
     return True  # HA 2025.4 requires a bool here
+
+
+async def _async_poll_soon(downloads: DownloadsCoordinator, info_hash: str) -> None:
+    """Follow a download just added or started at once."""
+    downloads.expect_start(info_hash)
+    await downloads.async_request_refresh()
 
 
 async def _async_reload_on_update(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:

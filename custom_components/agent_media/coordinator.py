@@ -42,7 +42,6 @@ from .const import (
     LOGGER,
     MAX_DOWNLOAD_ENTITIES,
 )
-from .downloads import async_adopt_interrupted_add
 from .library import async_organize_completed, should_organize
 from .release import parse_release
 from .replacement import async_replace_stalled
@@ -578,7 +577,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         for info_hash in self._interrupted_adds() if set_up else ():
             self._adopted.add(info_hash)
             name = str(self._tracker.torrents[info_hash].get("name") or info_hash)
-            async_adopt_interrupted_add(self.hass, self.config_entry, info_hash, name)
+            self.config_entry.runtime_data.operations.adder.adopt_interrupted_add(info_hash, name)
         if self._tracker.incomplete_changed:
             self._tracker.incomplete_changed = False
             self._memory.downloads.set_incomplete(self._tracker.incomplete)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from homeassistant.config_entries import ConfigEntry
 
@@ -11,8 +11,8 @@ from .clients.qbittorrent import QBittorrentClient
 from .clients.sources import SearchSources
 from .clients.tmdb import TMDBClient
 from .coordinator import DownloadsCoordinator
-from .links import ResultLinks
 from .memory import AgentMediaMemory
+from .operations import Operations
 from .wanted import WantedScheduler
 
 
@@ -27,7 +27,7 @@ class AgentMediaData:
     memory: AgentMediaMemory
     downloads: DownloadsCoordinator
     wanted: WantedScheduler  # searches the wanted titles and followed shows again when due
-    links: ResultLinks = field(default_factory=ResultLinks)  # search results' links, in RAM only
+    operations: Operations  # what every surface calls; holds the search results' links (RAM only)
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]

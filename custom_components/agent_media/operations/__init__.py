@@ -1,0 +1,138 @@
+"""The operations every surface calls, by concern, behind one object the entry holds (`Operations`).
+
+Tools (agent/tools.py), the local commands (agent/local.py), actions (services.py), the OpenAI-compatible
+endpoint and other agents' LLM APIs (both through the tools) only adapt these to their callers. Validation,
+permissions and error codes live here: an operation either does all it was asked, or raises
+`OperationError` having changed nothing.
+
+| part | module | does |
+|---|---|---|
+| `finding` | finding.py | identify on TMDB, search the sources, rank, keep the numbered results |
+| `acquiring` | acquiring.py | add a kept result, a link, the best release of a title; a known title unasked |
+| `adder` | adding.py | the one way into qBittorrent: fetch a .torrent, check its files, record, announce |
+| `control` | control.py | list qBittorrent's torrents; pause, resume, remove; whose a torrent is |
+| `settings` | settings.py | folders, release preferences, clearing memory |
+| `wanted` | wanted.py | titles waited for, followed shows |
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .acquiring import (
+    NO_RELEASE_BLOCKED,
+    NO_RELEASE_NO_ACCEPTABLE,
+    NO_RELEASE_NOT_FOUND,
+    Acquiring,
+    AddedDownload,
+    MediaDownload,
+    MediaQuestion,
+    NoRelease,
+)
+from .adding import DownloadAdder
+from .base import SOURCE_CONVERSATION, SOURCE_SERVICE, Collaborators, OperationOptions, Request, require
+from .control import DownloadControl
+from .describe import human_size, media_label, strict_index
+from .finding import Finding, TorrentSearch
+from .folders import real_folder_path
+from .settings import DOWNLOAD_FOLDER, Settings, describe_preferences
+from .wanted import Wanted, WantedOperations
+
+if TYPE_CHECKING:
+    from homeassistant.config_entries import ConfigEntry
+    from homeassistant.core import HomeAssistant
+
+    from ..requester import Permission, Requester
+
+__all__ = [
+    "DOWNLOAD_FOLDER",
+    "NO_RELEASE_BLOCKED",
+    "NO_RELEASE_NOT_FOUND",
+    "NO_RELEASE_NO_ACCEPTABLE",
+    "SOURCE_CONVERSATION",
+    "SOURCE_SERVICE",
+    "AddedDownload",
+    "Collaborators",
+    "MediaDownload",
+    "MediaOperations",
+    "MediaQuestion",
+    "NoRelease",
+    "OperationOptions",
+    "Operations",
+    "Request",
+    "TorrentSearch",
+    "Wanted",
+    "describe_preferences",
+    "human_size",
+    "media_label",
+    "real_folder_path",
+    "strict_index",
+]
+
+
+class Operations:
+    """The operations of one loaded entry, built once at set-up; the requester comes with each call."""
+
+    def __init__(self, collaborators: Collaborators) -> None:
+        """Build each part on the same collaborators."""
+        self.collaborators = collaborators
+        self.settings = Settings(collaborators)
+        self.adder = DownloadAdder(collaborators)
+        self.finding = Finding(collaborators, self.settings)
+        self.acquiring = Acquiring(
+            collaborators, settings=self.settings, finding=self.finding, adder=self.adder
+        )
+        self.control = DownloadControl(collaborators)
+        self.wanted = WantedOperations(
+            collaborators, settings=self.settings, finding=self.finding, acquiring=self.acquiring
+        )
+
+    def require(self, requester: Requester, permission: Permission) -> None:
+        """Raise not_allowed unless the policy lets the requester do this (surfaces check before acting)."""
+        require(self.collaborators.options, requester, permission)
+
+
+class MediaOperations(Operations):
+    """The entry's operations asked for by entry, as wanted.py and replacement.py still do.
+
+    Transitional, until the lifecycle passes them the entry's `Operations`: same collaborators, and the three
+    calls they make in their old form.
+    """
+
+    def __init__(self, hass: HomeAssistant, entry: ConfigEntry[Any]) -> None:  # noqa: ARG002 - their call
+        """Share the collaborators of the entry's own operations."""
+        super().__init__(entry.runtime_data.operations.collaborators)
+
+    async def async_checked_path(self, path: str) -> str:
+        """`settings.async_checked_path`."""
+        return await self.settings.async_checked_path(path)
+
+    async def async_acquire(
+        self,
+        requester: Requester,
+        media: dict[str, Any],
+        *,
+        season: int | None = None,
+        episode: int | None = None,
+        save_path: str | None = None,
+    ) -> AddedDownload | NoRelease:
+        """`acquiring.async_acquire` for a request from the service."""
+        request = Request(requester=requester, source=SOURCE_SERVICE)
+        return await self.acquiring.async_acquire(
+            request, media, season=season, episode=episode, save_path=save_path
+        )
+
+    def add_wanted(
+        self,
+        requester: Requester,
+        media: dict[str, Any],
+        *,
+        season: int | None = None,
+        episode: int | None = None,
+        save_path: str | None = None,
+        reason: str,
+    ) -> dict[str, Any]:
+        """`wanted.keep_wanted`."""
+        return self.wanted.keep_wanted(
+            requester, media, season=season, episode=episode, save_path=save_path, reason=reason
+        )
