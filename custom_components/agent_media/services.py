@@ -273,7 +273,7 @@ def describe_torrent(torrent: dict[str, Any], record: dict[str, Any] | None) -> 
 
 async def _async_list_downloads(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
-    torrents = await operations.control.async_list_downloads(requester)
+    torrents = await operations.control.async_list_torrents(requester)
     records = operations.collaborators.memory.downloads.records()
     return {
         "downloads": [
@@ -309,7 +309,7 @@ async def _async_want(call: ServiceCall) -> ServiceResponse:
     """Add a title now when an acceptable release exists, else put it on the wanted list."""
     operations, requester = await _async_prepare(call)
     data = call.data
-    wanted = await operations.wanted.async_want(
+    outcome = await operations.wanted.async_want(
         _request(requester, call),
         data[ATTR_TITLE],
         year=data.get(ATTR_YEAR),
@@ -317,16 +317,16 @@ async def _async_want(call: ServiceCall) -> ServiceResponse:
         season=data.get(ATTR_SEASON),
         episode=data.get(ATTR_EPISODE),
     )
-    if wanted.added is not None:
+    if outcome.added is not None:
         return {
-            "title": wanted.label,
+            "title": outcome.label,
             "added": True,
-            "hash": wanted.added.info_hash,
-            "name": wanted.added.name,
+            "hash": outcome.added.info_hash,
+            "name": outcome.added.name,
         }
-    record = wanted.record or {}
+    record = outcome.record or {}
     return {
-        "title": wanted.label,
+        "title": outcome.label,
         "added": False,
         "reason": record.get("reason"),
         "next_check": record.get("next_check"),

@@ -138,7 +138,7 @@ class LocalCommands:
         if intent is LocalIntent.WHATS_NEW:
             return self._news(language) or say(language, "nothing_new")
         if intent is LocalIntent.LIST_DOWNLOADS:
-            return self._downloads(language, await operations.control.async_list_downloads(requester))
+            return self._downloads(language, await operations.control.async_list_torrents(requester))
         if intent in _WANTED_INTENTS:
             return await self._async_wanted(operations, found, request, language)
         return await self._async_control(operations, found, language, requester)
@@ -169,12 +169,12 @@ class LocalCommands:
         requester, wanted_list = request.requester, operations.wanted
         title = str(slots.get("title", ""))
         if intent is LocalIntent.WANT:
-            wanted = await wanted_list.async_want(
+            outcome = await wanted_list.async_want(
                 request, title, year=slots.get("year"), season=slots.get("season")
             )
-            if wanted.added is not None:
-                return added_answer(self.sentences, language, wanted.added.media, wanted.added.name)
-            return say(language, "wanted", title=wanted.label)
+            if outcome.added is not None:
+                return added_answer(self.sentences, language, outcome.added.media, outcome.added.name)
+            return say(language, "wanted", title=outcome.label)
         if intent is LocalIntent.LIST_WANTED:
             titles, shows = wanted_list.list_wanted(requester)
             names = [item["title"] for item in titles + shows][:WANTED_SPOKEN]
@@ -266,7 +266,7 @@ class LocalCommands:
         action = {LocalIntent.PAUSE: "pause", LocalIntent.RESUME: "resume"}.get(found.intent, "remove")
         control = operations.control
         torrents = [
-            torrent for torrent in await control.async_list_downloads(requester) if not is_complete(torrent)
+            torrent for torrent in await control.async_list_torrents(requester) if not is_complete(torrent)
         ]
         say = self.sentences.response
         if found.slots.get("all") and action != "remove":
@@ -274,8 +274,8 @@ class LocalCommands:
                 await control.async_control(requester, action, str(torrent["hash"]))
             return say(language, "paused_all" if action == "pause" else "resumed_all")
         name = str(found.slots.get("name", ""))
-        wanted = _words(name)
-        matching = [torrent for torrent in torrents if wanted and wanted <= _words(self._name_of(torrent))]
+        named = _words(name)
+        matching = [torrent for torrent in torrents if named and named <= _words(self._name_of(torrent))]
         if not matching:
             return say(language, "no_such_download", name=clip(name, MAX_TITLE))
         if len(matching) > 1:

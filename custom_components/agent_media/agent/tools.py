@@ -448,7 +448,7 @@ class DownloadMedia(AgentMediaTool):
 
 async def _async_want(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     """Add the title now when possible, else keep it on the wanted list."""
-    wanted = await context.operations.wanted.async_want(
+    outcome = await context.operations.wanted.async_want(
         context.request,
         args["media_title"],
         year=args.get("year"),
@@ -456,9 +456,9 @@ async def _async_want(args: dict[str, Any], context: ToolContext) -> dict[str, A
         season=args.get("season") or None,
         episode=args.get("episode"),
     )
-    if wanted.added is not None:
-        return ok(decision="downloading", media=wanted.media, release=clip(wanted.added.name, MAX_NAME))
-    return ok(decision="wanted", title=wanted.label, reason=(wanted.record or {}).get("reason"))
+    if outcome.added is not None:
+        return ok(decision="downloading", media=outcome.media, release=clip(outcome.added.name, MAX_NAME))
+    return ok(decision="wanted", title=outcome.label, reason=(outcome.record or {}).get("reason"))
 
 
 async def _async_follow(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:

@@ -31,12 +31,12 @@ from .acquiring import (
 )
 from .adding import DownloadAdder
 from .base import SOURCE_CONVERSATION, SOURCE_SERVICE, Collaborators, OperationOptions, Request, require
-from .control import DownloadControl
+from .control import TorrentControl
 from .describe import human_size, media_label, strict_index
 from .finding import Finding, TorrentSearch
 from .folders import real_folder_path
 from .settings import DOWNLOAD_FOLDER, Settings, describe_preferences
-from .wanted import Wanted, WantedOperations
+from .wanted import WantedOperations, WantOutcome
 
 if TYPE_CHECKING:
     from homeassistant.config_entries import ConfigEntry
@@ -61,7 +61,7 @@ __all__ = [
     "Operations",
     "Request",
     "TorrentSearch",
-    "Wanted",
+    "WantOutcome",
     "describe_preferences",
     "human_size",
     "media_label",
@@ -82,7 +82,7 @@ class Operations:
         self.acquiring = Acquiring(
             collaborators, settings=self.settings, finding=self.finding, adder=self.adder
         )
-        self.control = DownloadControl(collaborators)
+        self.control = TorrentControl(collaborators)
         self.wanted = WantedOperations(
             collaborators, settings=self.settings, finding=self.finding, acquiring=self.acquiring
         )

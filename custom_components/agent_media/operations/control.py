@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from ..requester import Requester
 
 
-class DownloadControl(OperationsPart):
+class TorrentControl(OperationsPart):
     """qBittorrent's torrents, as people may see and control them."""
 
-    async def async_list_downloads(self, requester: Requester) -> list[dict[str, Any]]:
+    async def async_list_torrents(self, requester: Requester) -> list[dict[str, Any]]:
         """Return qBittorrent's torrents, newest first, as raw dicts (the caller describes them)."""
         self.require(requester, Permission.READ)
         with client_errors():

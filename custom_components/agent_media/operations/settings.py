@@ -96,14 +96,14 @@ class Settings(OperationsPart):
         def pick(key: str, default: Any = None) -> Any:
             return stored[key] if key in stored else options.get(key, default)
 
-        wanted = resolution or pick(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION)
+        chosen = resolution or pick(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION)
         try:
             max_size = float(pick(CONF_MAX_SIZE_GB) or 0)
         except (TypeError, ValueError):
             max_size = 0.0
         codec = str(pick(CONF_PREFERRED_CODEC) or NO_PREFERENCE).strip().lower()
         return RankingPreferences(
-            resolution=normalize_resolution(str(wanted)) if wanted else None,
+            resolution=normalize_resolution(str(chosen)) if chosen else None,
             max_size_bytes=int(max_size * 1e9) if max_size > 0 else None,
             codec=None if codec == NO_PREFERENCE else codec,
             languages=_languages(pick(CONF_PREFERRED_LANGUAGES)),

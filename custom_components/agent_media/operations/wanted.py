@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
-class Wanted:
+class WantOutcome:
     """async_want's outcome: added at once (`added`), or kept on the wanted list (`record`)."""
 
     label: str
@@ -54,11 +54,11 @@ def _named(words: str, media_by_key: Mapping[str, Mapping[str, Any]]) -> list[st
     """Return the keys a person's words name: the key itself, or every title holding all the words."""
     if words in media_by_key:
         return [words]
-    wanted = set(normalize_title(words).split())
+    words_named = set(normalize_title(words).split())
     return [
         key
         for key, media in media_by_key.items()
-        if wanted and wanted <= set(normalize_title(str(media.get("title", ""))).split())
+        if words_named and words_named <= set(normalize_title(str(media.get("title", ""))).split())
     ]
 
 
@@ -110,7 +110,7 @@ class WantedOperations(OperationsPart):
         media_type: str | None = None,
         season: int | None = None,
         episode: int | None = None,
-    ) -> Wanted:
+    ) -> WantOutcome:
         """Identify a title and add it now when an acceptable release exists, else keep it as wanted."""
         requester = request.requester
         self.require(requester, Permission.ADD)
@@ -132,11 +132,11 @@ class WantedOperations(OperationsPart):
         )
         label = media_label(media, season, episode)
         if isinstance(outcome, AddedDownload):
-            return Wanted(label=label, media=media, added=outcome)
+            return WantOutcome(label=label, media=media, added=outcome)
         record = self.keep_wanted(
             requester, media, season=season, episode=episode, save_path=save_path, reason=outcome.reason
         )
-        return Wanted(label=label, media=media, record=record)
+        return WantOutcome(label=label, media=media, record=record)
 
     def list_wanted(self, requester: Requester) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Return the wanted titles and the followed shows, each described for people and automations."""

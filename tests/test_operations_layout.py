@@ -1,0 +1,115 @@
+"""The operations' place in the import graph: below the surfaces and the set-up, in no cycle, in small parts.
+
+The graph is read from the source (TYPE_CHECKING imports included), as a reader sees it.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import custom_components.agent_media as integration
+
+PACKAGE = Path(integration.__file__).parent
+OPERATIONS = "operations"
+# What the operations may never import: the set-up and runtime data, the lifecycle, the surfaces.
+ABOVE_OPERATIONS = (
+    "__init__",
+    "data",
+    "coordinator",
+    "replacement",
+    "wanted",
+    "library",
+    "announce",
+    "services",
+    "config_flow",
+    "conversation",
+    "http",
+    "llm_api",
+    "agent",
+    "sensor",
+    "event",
+    "image",
+)
+# Surfaces owned with the operations: they must be in no cycle either.
+SURFACES = (
+    "errors",
+    "services",
+    "llm_api",
+    "http",
+    "conversation",
+    "agent.agent",
+    "agent.local",
+    "agent.tools",
+)
+MAX_CLASS_LINES = 400
+MAX_MODULE_LINES = 800
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts) or "__init__"
+
+
+MODULES = {_module_name(path): path for path in PACKAGE.rglob("*.py")}
+
+
+def _imports(name: str) -> set[str]:
+    """Return the package's modules a module imports (`from package import submodule` names the submodule)."""
+    path = MODULES[name]
+    base = [] if name == "__init__" else name.split(".")
+    if path.name != "__init__.py":
+        base = base[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.ImportFrom) or not node.level:
+            continue
+        parent = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+        target = ".".join([*parent, *([node.module] if node.module else [])]) or "__init__"
+        for alias in node.names:
+            sub = f"{target}.{alias.name}" if target != "__init__" else alias.name
+            found.add(sub if sub in MODULES else target)
+    return found & MODULES.keys() - {name}
+
+
+GRAPH = {name: _imports(name) for name in MODULES}
+
+
+def _reachable(start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = list(GRAPH[start])
+    while todo:
+        name = todo.pop()
+        if name not in seen:
+            seen.add(name)
+            todo.extend(GRAPH[name])
+    return seen
+
+
+def _operations_modules() -> list[str]:
+    return sorted(name for name in MODULES if name == OPERATIONS or name.startswith(f"{OPERATIONS}."))
+
+
+def test_the_operations_import_nothing_above_them() -> None:
+    for name in _operations_modules():
+        above = {
+            target
+            for target in _reachable(name)
+            if any(target == banned or target.startswith(f"{banned}.") for banned in ABOVE_OPERATIONS)
+        }
+        assert not above, f"operations module {name} reaches {sorted(above)}"
+
+
+def test_the_operations_and_their_surfaces_are_in_no_import_cycle() -> None:
+    for name in [*_operations_modules(), *SURFACES]:
+        assert name not in _reachable(name), f"{name} imports itself through others"
+
+
+def test_the_operations_are_in_small_parts() -> None:
+    for name in _operations_modules():
+        source = MODULES[name].read_text(encoding="utf-8")
+        assert source.count("\n") <= MAX_MODULE_LINES, name
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.ClassDef):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                assert lines <= MAX_CLASS_LINES, f"{name}.{node.name}: {lines} lines"
