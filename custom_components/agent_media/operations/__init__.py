@@ -5,14 +5,8 @@ endpoint and other agents' LLM APIs (both through the tools) only adapt these to
 permissions and error codes live here: an operation either does all it was asked, or raises
 `OperationError` having changed nothing.
 
-| part | module | does |
-|---|---|---|
-| `finding` | finding.py | identify on TMDB, search the sources, rank, keep the numbered results |
-| `acquiring` | acquiring.py | add a kept result, a link, the best release of a title; a known title unasked |
-| `adder` | adding.py | the one way into qBittorrent: fetch a .torrent, check its files, record, announce |
-| `control` | control.py | list qBittorrent's torrents; pause, resume, remove; whose a torrent is |
-| `settings` | settings.py | folders, release preferences, clearing memory |
-| `wanted` | wanted.py | titles waited for, followed shows |
+Its parts, one concern each (docs/architecture.md): `finding`, `acquiring`, `adder`, `control`, `settings`,
+`wanted`.
 """
 
 from __future__ import annotations
@@ -35,7 +29,7 @@ from .control import TorrentControl
 from .describe import human_size, media_label, strict_index
 from .finding import Finding, TorrentSearch
 from .folders import real_folder_path
-from .settings import DOWNLOAD_FOLDER, Settings, describe_preferences
+from .settings import DOWNLOAD_FOLDER, Settings
 from .wanted import WantedOperations, WantOutcome
 
 if TYPE_CHECKING:
@@ -62,7 +56,6 @@ __all__ = [
     "Request",
     "TorrentSearch",
     "WantOutcome",
-    "describe_preferences",
     "human_size",
     "media_label",
     "real_folder_path",

@@ -30,7 +30,7 @@ class TorrentControl(OperationsPart):
         torrents.sort(key=lambda torrent: torrent.get("added_on") or 0, reverse=True)
         return torrents
 
-    def is_ours(self, info_hash: str, torrent: Mapping[str, Any]) -> bool:
+    def _is_ours(self, info_hash: str, torrent: Mapping[str, Any]) -> bool:
         """Return whether Agent Media added this torrent (`torrents.is_ours`)."""
         return is_ours(torrent, self.memory.downloads.get(info_hash))
 
@@ -50,7 +50,7 @@ class TorrentControl(OperationsPart):
         """Pause, resume or remove a torrent; others' torrents and deleting files need the permission."""
         self.require(requester, Permission.ADD)
         info_hash, torrent = await self._async_torrent(value)
-        if not self.is_ours(info_hash, torrent):
+        if not self._is_ours(info_hash, torrent):
             self.require(requester, Permission.REMOVE_FOREIGN)
         if delete_files:
             self.require(requester, Permission.DELETE_FILES)
