@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Awaitable, Callable
     from pathlib import Path
 
+    from custom_components.agent_media.clients.qbittorrent import AddedTorrent
+    from custom_components.agent_media.data import AgentMediaConfigEntry
     from custom_components.agent_media.memory import AgentMediaMemory
     from homeassistant.core import HomeAssistant
 
@@ -89,6 +91,15 @@ async def wait_for_torrent_gone(
         lambda found: info_hash not in found,
         what=f"torrent {info_hash} to be removed",
     )
+
+
+async def async_add_download(
+    hass: HomeAssistant,  # the tests call it as they called the module function it replaces
+    entry: AgentMediaConfigEntry,
+    **kwargs: Any,
+) -> AddedTorrent:
+    """Add a torrent as Agent Media does: through the entry's one way into qBittorrent."""
+    return await entry.runtime_data.operations.adder.async_add(**kwargs)
 
 
 def last_results(memory: AgentMediaMemory, requester_key: str = SYSTEM_KEY) -> list[dict[str, Any]]:

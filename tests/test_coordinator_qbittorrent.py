@@ -21,12 +21,11 @@ from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_COMPLETED,
     IDLE_SCAN_INTERVAL,
 )
-from custom_components.agent_media.downloads import async_add_download
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import STATE_UNAVAILABLE
 from homeassistant.util import dt as dt_util
 
-from .helpers import is_done, torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import async_add_download, is_done, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:

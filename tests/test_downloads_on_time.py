@@ -23,16 +23,20 @@ from custom_components.agent_media.const import (
     IDLE_SCAN_INTERVAL,
     SIGNAL_DOWNLOAD_ADDED,
 )
-from custom_components.agent_media.downloads import (
-    SAFETY_CHECKED,
-    SAFETY_WAITING,
-    async_add_download,
-)
+from custom_components.agent_media.operations.adding import SAFETY_CHECKED, SAFETY_WAITING
 from custom_components.agent_media.torrents import PAUSED_STATES, TORRENT_TAG
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 from homeassistant.util import dt as dt_util
 
-from .helpers import introduce, is_done, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import (
+    async_add_download,
+    introduce,
+    is_done,
+    seed,
+    torrents_in_qbittorrent,
+    wait_for_torrent,
+    wait_until,
+)
 from .rig.knaben_server import synthetic_hash
 from .rig.qbittorrent import SETUPS
 from .rig.torrents import make_local_torrent

@@ -26,13 +26,14 @@ from custom_components.agent_media.const import (
     STORAGE_VERSION,
     storage_key,
 )
-from custom_components.agent_media.downloads import SAFETY_CHECKED, async_add_download
+from custom_components.agent_media.operations.adding import SAFETY_CHECKED
 from custom_components.agent_media.replacement import MAX_REPLACEMENTS
 from custom_components.agent_media.torrents import TORRENT_TAG
 from homeassistant.core import Context
 from homeassistant.exceptions import Unauthorized
 
 from .helpers import (
+    async_add_download,
     introduce,
     is_done,
     seed,

@@ -21,10 +21,17 @@ from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_FAILED,
     EVENT_DOWNLOAD_REPLACED,
 )
-from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.memory import title_key
 
-from .helpers import introduce, is_done, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import (
+    async_add_download,
+    introduce,
+    is_done,
+    seed,
+    torrents_in_qbittorrent,
+    wait_for_torrent,
+    wait_until,
+)
 from .rig.knaben_server import _hit, synthetic_hash
 from .rig.qbittorrent import SETUPS
 from .test_conversation import speech

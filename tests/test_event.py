@@ -11,9 +11,10 @@ from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_COMPLETED,
     SIGNAL_DOWNLOAD_EVENT,
 )
-from custom_components.agent_media.downloads import async_add_download
 from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers.dispatcher import async_dispatcher_send
+
+from .helpers import async_add_download
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry

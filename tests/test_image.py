@@ -11,12 +11,11 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.agent_media.compat import async_get_entry_device
 from custom_components.agent_media.const import DOMAIN, IDLE_SCAN_INTERVAL
-from custom_components.agent_media.downloads import async_add_download
 from homeassistant.const import STATE_UNAVAILABLE
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.util import dt as dt_util
 
-from .helpers import wait_for_torrent
+from .helpers import async_add_download, wait_for_torrent
 from .rig.tmdb_server import poster_bytes
 from .rig.torrents import make_local_torrent
 

@@ -14,10 +14,9 @@ import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.const import CONF_ORGANIZE_LIBRARY, DOMAIN, EVENT_DOWNLOAD_COMPLETED
-from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.library import place
 
-from .helpers import wait_for_torrent, wait_until
+from .helpers import async_add_download, wait_for_torrent, wait_until
 from .rig.torrents import make_local_torrent
 
 if TYPE_CHECKING:

@@ -13,7 +13,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.const import EVENT_DOWNLOAD_ADDED
-from custom_components.agent_media.operations import MediaOperations
 from custom_components.agent_media.ranking import RankingPreferences, rank_releases
 from custom_components.agent_media.requester import SYSTEM_KEY
 
@@ -315,7 +314,7 @@ async def test_preferences_from_options_and_memory_over_them(
     entry = setup_integration
 
     def ranking_preferences(entry: MockConfigEntry, resolution: str | None = None) -> RankingPreferences:
-        return MediaOperations(hass, entry).ranking_preferences(resolution=resolution)
+        return entry.runtime_data.operations.settings.ranking_preferences(resolution=resolution)
 
     hass.config_entries.async_update_entry(
         entry,

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.const import EVENT_DOWNLOAD_COMPLETED
-from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.library import organize, place, safe_name
 
-from .helpers import wait_until
+from .helpers import async_add_download, wait_until
 from .rig.torrents import make_local_torrent
 
 if TYPE_CHECKING:

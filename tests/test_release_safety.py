@@ -14,14 +14,9 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
 from custom_components.agent_media.clients.qbittorrent import AddedTorrent
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
-from custom_components.agent_media.downloads import (
-    BACKGROUND_EVENT_REFUSED,
-    SAFETY_CHECKED,
-    SAFETY_WAITING,
-    DangerousTorrentError,
-    async_add_download,
-    async_finish_safety_check,
-)
+from custom_components.agent_media.errors import DangerousTorrentError
+from custom_components.agent_media.news import NewsKind
+from custom_components.agent_media.operations.adding import SAFETY_CHECKED, SAFETY_WAITING
 from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
 from custom_components.agent_media.safety import (
     dangerous_file_reason,
@@ -31,7 +26,13 @@ from custom_components.agent_media.safety import (
 from custom_components.agent_media.torrents import SAFETY_EXISTING, TORRENT_TAG
 from homeassistant.exceptions import ServiceValidationError
 
-from .helpers import torrents_in_qbittorrent, wait_for_torrent, wait_for_torrent_gone, wait_until
+from .helpers import (
+    async_add_download,
+    torrents_in_qbittorrent,
+    wait_for_torrent,
+    wait_for_torrent_gone,
+    wait_until,
+)
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import make_local_torrent
 from .test_services import TorrentFileServer, file_server
@@ -139,7 +140,7 @@ async def test_the_agent_tool_explains_the_refusal(
     entry = setup_integration
     fake = make_local_torrent(qbittorrent.downloads_dir, "Nosferatu.1922.1080p", files=FAKE_FILES)
     file_server.files["fake.torrent"] = fake.torrent_bytes
-    link_id = entry.runtime_data.links.remember(file_server.url("fake.torrent"))
+    link_id = entry.runtime_data.operations.collaborators.links.remember(file_server.url("fake.torrent"))
     result = {"title": fake.name, "size": 1, "seeders": 9, "link_id": link_id}
     entry.runtime_data.memory.working.store_search(SYSTEM_KEY, "Nosferatu 1922", [result], None)
     context = ToolContext(hass=hass, entry=entry, requester=SYSTEM, conversation_id="c1")
@@ -261,12 +262,13 @@ async def test_the_background_check_refuses_when_the_file_list_arrives(
         await wait_for_torrent(hass, qbittorrent, torrent.info_hash)
         memory.downloads.add(torrent.info_hash, {"name": torrent.name, "safety": SAFETY_WAITING})
 
-    await async_finish_safety_check(entry, AddedTorrent(info_hash=fake.info_hash, name=fake.name))
-    await async_finish_safety_check(entry, AddedTorrent(info_hash=clean.info_hash, name=clean.name))
+    adder = entry.runtime_data.operations.adder
+    await adder.async_finish_safety_check(AddedTorrent(info_hash=fake.info_hash, name=fake.name))
+    await adder.async_finish_safety_check(AddedTorrent(info_hash=clean.info_hash, name=clean.name))
 
     assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert fake.info_hash not in memory.downloads.records()
-    refused = [event for event in memory.journal.unread_events() if event["type"] == BACKGROUND_EVENT_REFUSED]
+    refused = [event for event in memory.journal.unread_events() if event["type"] == NewsKind.REFUSED]
     assert [event["data"]["hash"] for event in refused] == [fake.info_hash]
     assert any(path.endswith("setup.bat") for path in refused[0]["data"]["dangerous_files"])
     assert memory.downloads.records()[clean.info_hash]["safety"] == SAFETY_CHECKED
@@ -313,7 +315,7 @@ async def test_a_restart_resumes_the_waiting_check(
     # qBittorrent may list it gone before the check, awaiting that removal, has forgotten and told it.
     await wait_until(
         lambda: [event["type"] for event in memory.journal.unread_events()],
-        lambda types: types == [BACKGROUND_EVENT_REFUSED],
+        lambda types: types == [NewsKind.REFUSED],
         what="the refusal told",
     )
     assert fake.info_hash not in memory.downloads.records()

@@ -12,14 +12,13 @@ from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from custom_components.agent_media import coordinator as coordinator_module
 from custom_components.agent_media.compat import async_get_entry_device
 from custom_components.agent_media.const import DOMAIN, DOWNLOAD_ENTITY_GRACE, IDLE_SCAN_INTERVAL
-from custom_components.agent_media.downloads import async_add_download
 from custom_components.agent_media.sensor import size_display
 from custom_components.agent_media.torrents import MAX_LABEL, DownloadState, DownloadView, download_label
 from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.util import dt as dt_util
 
-from .helpers import introduce, seed, wait_for_torrent, wait_until
+from .helpers import async_add_download, introduce, seed, wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:

@@ -569,9 +569,8 @@ async def test_actions_are_described(hass: HomeAssistant, setup_integration: Moc
 
 def test_every_error_of_the_actions_is_translated() -> None:
     package = Path(services.__file__).parent
-    source = "\n".join(
-        (package / name).read_text(encoding="utf-8") for name in ("services.py", "operations.py", "errors.py")
-    )
+    sources = [package / "services.py", package / "errors.py", *sorted((package / "operations").glob("*.py"))]
+    source = "\n".join(path.read_text(encoding="utf-8") for path in sources)
     keys = (
         set(re.findall(r'_validation_error\(\s*"([a-z_]+)"', source))
         | set(re.findall(r'OperationError\(\s*ErrorCode\.[A-Z_]+,\s*"([a-z_]+)"', source))

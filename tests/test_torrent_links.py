@@ -13,7 +13,7 @@ import pytest
 
 from custom_components.agent_media.clients.bittorrent import MAX_TORRENT_FILE_BYTES
 from custom_components.agent_media.const import DOMAIN
-from custom_components.agent_media.downloads import SAFETY_WAITING
+from custom_components.agent_media.operations.adding import SAFETY_WAITING
 from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
 
 from .helpers import torrents_in_qbittorrent, wait_for_torrent

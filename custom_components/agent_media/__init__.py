@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from homeassistant.const import Platform
@@ -47,12 +46,12 @@ from .const import (
 )
 from .coordinator import DownloadsCoordinator
 from .data import AgentMediaConfigEntry, AgentMediaData
-from .downloads import async_adopt_interrupted_add, async_resume_safety_checks
 from .http import async_register_http_views
 from .lifecycle import DownloadLifecycle
+from .links import ResultLinks
 from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory, NewerStoreError
-from .operations import MediaOperations
+from .operations import Collaborators, OperationOptions, Operations
 from .services import async_setup_services
 from .wanted import WantedScheduler
 
@@ -150,32 +149,40 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         for subentry in entry.subentries.values()
         if subentry.subentry_type == SUBENTRY_INDEXER
     ]
-    entry.runtime_data = AgentMediaData(
-        llm=llm,
-        qbittorrent=qbittorrent,
-        tmdb=TMDBClient(
-            session,
-            entry.data[CONF_TMDB_API_KEY],
-            base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL),
-        ),
-        sources=SearchSources(knaben, indexers),
-        memory=memory,
-        downloads=downloads,
+    tmdb = TMDBClient(
+        session, entry.data[CONF_TMDB_API_KEY], base_url=entry.options.get(CONF_TMDB_URL, DEFAULT_TMDB_URL)
     )
+    sources = SearchSources(knaben, indexers)
 
     def start_background(target: Coroutine[Any, Any, Any], name: str) -> None:
         entry.async_create_background_task(hass, target, name)  # cancelled when the entry unloads
 
-    operations = MediaOperations(hass, entry)
+    # The scheduler acquires through the operations, and the check_wanted action asks the scheduler.
+    async def async_check_wanted() -> list[str]:
+        return await wanted.async_check()
+
+    operations = Operations(
+        Collaborators(
+            hass=hass,
+            entry_id=entry.entry_id,
+            memory=memory,
+            qbittorrent=qbittorrent,
+            tmdb=tmdb,
+            sources=sources,
+            links=ResultLinks(),
+            options=OperationOptions.from_options(entry.options),
+            run_in_background=start_background,
+            check_wanted=async_check_wanted,
+        )
+    )
     wanted = WantedScheduler(
         hass,
         entry_id=entry.entry_id,
         memory=memory,
-        tmdb=entry.runtime_data.tmdb,
+        tmdb=tmdb,
         operations=operations,
         start_background=start_background,
     )
-    entry.runtime_data.wanted = wanted
     lifecycle = DownloadLifecycle(
         hass,
         entry_id=entry.entry_id,
@@ -183,14 +190,23 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         memory=memory,
         qbittorrent=qbittorrent,
         operations=operations,
-        adopt_interrupted_add=partial(async_adopt_interrupted_add, hass, entry),
         start_background=start_background,
         organize_library=entry.options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY),
         announce_completions=entry.options.get(CONF_ANNOUNCE_COMPLETIONS, DEFAULT_ANNOUNCE_COMPLETIONS),
         announce_target=entry.options.get(CONF_ANNOUNCE_TARGET) or None,
     )
+    entry.runtime_data = AgentMediaData(
+        llm=llm,
+        qbittorrent=qbittorrent,
+        tmdb=tmdb,
+        sources=sources,
+        memory=memory,
+        downloads=downloads,
+        wanted=wanted,
+        operations=operations,
+    )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
-    async_resume_safety_checks(hass, entry)
+    operations.adder.resume_safety_checks()
     wanted.async_start()
     entry.async_on_unload(wanted.async_stop)
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)

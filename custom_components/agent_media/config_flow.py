@@ -102,7 +102,7 @@ from .const import (
 )
 from .errors import OperationError
 from .library import MOVIE_FOLDER, TV_FOLDER
-from .operations import DOWNLOAD_FOLDER, MediaOperations
+from .operations import DOWNLOAD_FOLDER
 from .requester import SYSTEM
 
 if TYPE_CHECKING:
@@ -610,7 +610,7 @@ class AgentMediaOptionsFlow(OptionsFlow):
         placeholders: dict[str, str],
     ) -> None:
         """Set the changed folders, checked as by voice: all of them, or none when one is refused."""
-        operations = MediaOperations(self.hass, self.config_entry)
+        settings = self.config_entry.runtime_data.operations.settings
         changed = {
             name: path
             for name in FORM_FOLDERS
@@ -618,14 +618,14 @@ class AgentMediaOptionsFlow(OptionsFlow):
         }
         for name, path in changed.items():
             try:
-                await operations.async_check_folder(SYSTEM, name, path)
+                await settings.async_check_folder(SYSTEM, name, path)
             except OperationError as err:
                 errors[SECTION_FOLDERS] = err.translation_key
                 placeholders["folder"] = name
                 return
         for name, path in changed.items():
             try:
-                await operations.async_set_folder(SYSTEM, name, path)
+                await settings.async_set_folder(SYSTEM, name, path)
             except OperationError as err:  # full: at most MAX_FOLDERS folders
                 errors[SECTION_FOLDERS] = err.translation_key
                 placeholders["folder"] = name

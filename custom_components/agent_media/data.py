@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass
 
 from homeassistant.config_entries import ConfigEntry
 
@@ -12,18 +11,9 @@ from .clients.qbittorrent import QBittorrentClient
 from .clients.sources import SearchSources
 from .clients.tmdb import TMDBClient
 from .coordinator import DownloadsCoordinator
-from .links import ResultLinks
 from .memory import AgentMediaMemory
-
-
-class WantedChecks(Protocol):
-    """The wanted scheduler (wanted.py) as the operations call it."""
-
-    def request_check(self) -> None:
-        """Check what is due soon, in the background."""
-
-    async def async_check(self) -> list[str]:
-        """Search what is due now; return the names of what was added."""
+from .operations import Operations
+from .wanted import WantedScheduler
 
 
 @dataclass(kw_only=True)
@@ -36,9 +26,8 @@ class AgentMediaData:
     sources: SearchSources  # Knaben and the entry's Torznab indexers, searched together
     memory: AgentMediaMemory
     downloads: DownloadsCoordinator
-    links: ResultLinks = field(default_factory=ResultLinks)  # search results' links, in RAM only
-    # Searches the wanted titles and followed shows again when due; set once the operations it uses exist.
-    wanted: WantedChecks = field(init=False)
+    wanted: WantedScheduler  # searches the wanted titles and followed shows again when due
+    operations: Operations  # what every surface calls; holds the search results' links (RAM only)
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]

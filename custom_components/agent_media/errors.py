@@ -2,25 +2,33 @@
 
 An operation raises `OperationError(code, translation_key, placeholders)`. The texts live once, in
 strings.json → exceptions: tools return the code with the text in the requester's language, actions raise the
-Home Assistant exception the code maps to with the same translation key, the conversation speaks it.
-Client failures become operation errors in one place (`from_client_error`).
+Home Assistant exception the code maps to with the same translation key (`for_action`), the conversation
+speaks it. Client failures become operation errors here only: `client_errors()` around every call to an
+outside service, `from_failure` for a search whose every source failed.
 """
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Final
 
-from homeassistant.exceptions import HomeAssistantError, ServiceValidationError
+from homeassistant.exceptions import HomeAssistantError, ServiceValidationError, Unauthorized
 from homeassistant.helpers.translation import async_get_translations
 
+from .clients.errors import AgentMediaClientError, RequestRejectedError
 from .const import DOMAIN
+from .safety import describe_dangerous
 from .untrusted import MAX_DETAIL, clip
 
 if TYPE_CHECKING:
-    from homeassistant.core import HomeAssistant
+    from collections.abc import Iterator
 
-    from .clients.errors import AgentMediaClientError
+    from homeassistant.core import Context, HomeAssistant
+
+# The translation key of a refusal by the permission policy: actions raise Home Assistant's Unauthorized.
+PERMISSION_DENIED: Final = "permission_denied"
+SAFETY_SERVICE: Final = "safety check"
 
 
 class ErrorCode(StrEnum):
@@ -76,8 +84,10 @@ class OperationError(Exception):
         self.placeholders = {name: clip(value, MAX_DETAIL) for name, value in placeholders.items()}
         self.extra: dict[str, Any] = {}  # fields a tool result carries besides the message
 
-    def for_action(self) -> HomeAssistantError:
-        """Return the Home Assistant exception an action raises for this error."""
+    def for_action(self, context: Context | None = None) -> HomeAssistantError:
+        """Return the Home Assistant exception an action raises: Unauthorized for a refusal, else mapped."""
+        if self.translation_key == PERMISSION_DENIED:
+            return Unauthorized(context=context, permission=self.placeholders.get("permission"))
         error_class = _ACTION_ERROR.get(self.code, ServiceValidationError)
         return error_class(
             translation_domain=DOMAIN,
@@ -86,9 +96,29 @@ class OperationError(Exception):
         )
 
 
-def from_client_error(err: AgentMediaClientError) -> OperationError:
-    """Return the operation error for an outside service's failure."""
-    return from_failure(err.service, err.code, err.detail)
+class DangerousTorrentError(RequestRejectedError):
+    """The torrent holds files no film or show needs (programs, scripts, shortcuts); it was removed."""
+
+    def __init__(self, name: str, files: list[str]) -> None:
+        """Keep the torrent's name and its dangerous files."""
+        super().__init__(SAFETY_SERVICE, f"{name} holds dangerous files: {describe_dangerous(files)}")
+        self.name = name
+        self.files = files
+
+
+@contextmanager
+def client_errors() -> Iterator[None]:
+    """Turn an outside service's failure inside the block into the operation error that says it."""
+    try:
+        yield
+    except DangerousTorrentError as err:
+        error = OperationError(
+            ErrorCode.DANGEROUS_FILES, "dangerous_files", name=err.name, files=", ".join(err.files[:5])
+        )
+        error.extra["dangerous_files"] = [clip(path, 120) for path in err.files[:10]]
+        raise error from err
+    except AgentMediaClientError as err:
+        raise from_failure(err.service, err.code, err.detail) from err
 
 
 def from_failure(service: str, failure_code: str, detail: str) -> OperationError:

@@ -37,9 +37,10 @@ if TYPE_CHECKING:
     from homeassistant.core import CALLBACK_TYPE, HomeAssistant
 
     from .clients.qbittorrent import QBittorrentClient
-    from .collaborators import AcquiringOperations, AdoptInterruptedAdd, StartBackground
     from .coordinator import CompletedTorrent, DownloadChanges, DownloadsCoordinator
     from .memory import AgentMediaMemory
+    from .operations import Operations
+    from .operations.base import BackgroundRunner
 
 REPLACEMENT_RETRY: Final = 600.0  # seconds before a replacement that could not be done is tried again
 
@@ -55,9 +56,8 @@ class DownloadLifecycle:
         coordinator: DownloadsCoordinator,
         memory: AgentMediaMemory,
         qbittorrent: QBittorrentClient,
-        operations: AcquiringOperations,
-        adopt_interrupted_add: AdoptInterruptedAdd,
-        start_background: StartBackground,
+        operations: Operations,
+        start_background: BackgroundRunner,
         organize_library: bool,
         announce_completions: bool,
         announce_target: str | None,
@@ -68,7 +68,7 @@ class DownloadLifecycle:
         self._coordinator = coordinator
         self._memory = memory
         self._qbittorrent = qbittorrent
-        self._adopt_interrupted_add = adopt_interrupted_add
+        self._operations = operations
         self._start_background = start_background
         self._organize_library = organize_library
         self._announce_completions = announce_completions
@@ -107,7 +107,7 @@ class DownloadLifecycle:
         for info_hash, name in changes.interrupted_adds.items():
             if info_hash not in self._adopted:
                 self._adopted.add(info_hash)
-                self._adopt_interrupted_add(info_hash, name)
+                self._operations.adder.adopt_interrupted_add(info_hash, name)
 
     @callback
     def _async_download_added(self, info_hash: str) -> None:

@@ -22,7 +22,7 @@ from .const import LOGGER
 from .errors import OperationError
 from .memory import replacement_record, title_key
 from .news import NewsKind, async_tell
-from .operations import AddedDownload
+from .operations import SOURCE_SERVICE, AddedDownload, Request
 from .release import parse_release
 from .requester import SYSTEM
 from .torrents import is_ours
@@ -34,8 +34,8 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
     from .clients.qbittorrent import QBittorrentClient
-    from .collaborators import AcquiringOperations
     from .memory import AgentMediaMemory
+    from .operations import Operations
 
 WANTED_REASON_REPLACED: Final = "replaced"
 # The media fields the replaced and failed events carry, when known.
@@ -76,7 +76,7 @@ class StalledReplacer:
         entry_id: str,
         memory: AgentMediaMemory,
         qbittorrent: QBittorrentClient,
-        operations: AcquiringOperations,
+        operations: Operations,
     ) -> None:
         """Keep what a replacement uses: the memory, qBittorrent and the operations that add."""
         self.hass = hass
@@ -114,8 +114,12 @@ class StalledReplacer:
             replacements = int(record.get("replacements") or 0)
             if replacements < MAX_REPLACEMENTS:
                 try:
-                    outcome = await operations.async_acquire(
-                        SYSTEM, media, season=season, episode=episode, save_path=record.get("save_path")
+                    outcome = await operations.acquiring.async_acquire(
+                        Request(requester=SYSTEM, source=SOURCE_SERVICE),
+                        media,
+                        season=season,
+                        episode=episode,
+                        save_path=record.get("save_path"),
                     )
                 except OperationError as err:
                     LOGGER.info(
@@ -132,7 +136,7 @@ class StalledReplacer:
                         replacements=replacements + 1,
                     )
             if replacement is None:
-                operations.add_wanted(
+                operations.wanted.keep_wanted(
                     SYSTEM,
                     media,
                     season=season,

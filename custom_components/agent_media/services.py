@@ -2,8 +2,9 @@
 
 Registered once in `async_setup`, so automations validate even while no entry is loaded. Every action works
 with no language model configured or reachable. The schema checks shapes; the handlers resolve who calls and
-hand over to the operations (operations.py), which check meaning and permissions before anything changes.
-Their errors become the translated exception errors.py maps each code to (`Unauthorized` for a refusal).
+hand over to the entry's operations (operations/), which check meaning and permissions before anything
+changes. Their errors become, in one place (`_answered`), the translated exception errors.py maps each code
+to (`Unauthorized` for a refusal).
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ import voluptuous as vol
 
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant, ServiceCall, ServiceResponse, SupportsResponse, callback
-from homeassistant.exceptions import HomeAssistantError, ServiceValidationError, Unauthorized
+from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 from homeassistant.util import dt as dt_util
 
 from .const import DOMAIN
-from .downloads import SOURCE_SERVICE
-from .errors import OperationError
+from .errors import ErrorCode, OperationError
 from .memory import CLEAR_SCOPES
-from .operations import PERMISSION_DENIED, MediaOperations, strict_index
+from .operations import SOURCE_SERVICE, Operations, Request, strict_index
 from .requester import Requester, async_resolve_requester
 from .torrents import ETA_INFINITE, PAUSED_STATES, download_state, is_complete, is_ours, torrent_tags
 from .untrusted import MAX_NAME, MAX_PATH, clip
@@ -176,17 +176,15 @@ def async_get_entry(hass: HomeAssistant, config_entry_id: str | None) -> AgentMe
     return cast("AgentMediaConfigEntry", entry)
 
 
-async def _async_prepare(call: ServiceCall) -> tuple[MediaOperations, Requester]:
+async def _async_prepare(call: ServiceCall) -> tuple[Operations, Requester]:
     """Return the operations of the action's entry and who calls (resolved once)."""
     entry = async_get_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
-    return MediaOperations(call.hass, entry), await async_resolve_requester(call.hass, call.context)
+    return entry.runtime_data.operations, await async_resolve_requester(call.hass, call.context)
 
 
-def _action_error(err: OperationError, call: ServiceCall) -> HomeAssistantError:
-    """Return what the action raises: HA's Unauthorized for a refusal, else the mapped translated error."""
-    if err.translation_key == PERMISSION_DENIED:
-        return Unauthorized(context=call.context, permission=err.placeholders.get("permission"))
-    return err.for_action()
+def _request(requester: Requester, call: ServiceCall) -> Request:
+    """Return the request an action makes: from the service, into the folder it names (if any)."""
+    return Request(requester=requester, source=SOURCE_SERVICE, folder=call.data.get(ATTR_FOLDER))
 
 
 # --- search, folders, download -----------------------------------------------------------------------------
@@ -196,13 +194,13 @@ async def _async_search(call: ServiceCall) -> ServiceResponse:
     """Search like the agent's find_torrents: the same ranking, numbers and working state."""
     operations, requester = await _async_prepare(call)
     try:
-        search = await operations.async_search(
-            requester, call.data[ATTR_QUERY], media_type=call.data.get(ATTR_MEDIA_TYPE)
+        search = await operations.finding.async_search(
+            _request(requester, call), call.data[ATTR_QUERY], media_type=call.data.get(ATTR_MEDIA_TYPE)
         )
     except OperationError as err:
-        if err.code == "not_found":
+        if err.code is ErrorCode.NOT_FOUND:
             return {"results": []}  # nothing usable found; the last search stays as it was
-        raise _action_error(err, call) from err
+        raise
     return {
         "results": [
             {key: result[key] for key in SEARCH_RESULT_FIELDS if key in result}
@@ -214,36 +212,26 @@ async def _async_search(call: ServiceCall) -> ServiceResponse:
 async def _async_set_folder(call: ServiceCall) -> ServiceResponse:
     """Configure a folder with the operations' checks and permission."""
     operations, requester = await _async_prepare(call)
-    try:
-        folder, path = await operations.async_set_folder(
-            requester, call.data[ATTR_FOLDER], call.data[ATTR_PATH]
-        )
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    folder, path = await operations.settings.async_set_folder(
+        requester, call.data[ATTR_FOLDER], call.data[ATTR_PATH]
+    )
     return {"folder": folder, "path": path}
 
 
 async def _async_download(call: ServiceCall) -> ServiceResponse:
     """Add a result of the caller's last search, a magnet or a .torrent link, after checking all of it."""
     operations, requester = await _async_prepare(call)
-    data = call.data
-    try:
-        if ATTR_INDEX in data:
-            added = await operations.async_add_result(
-                requester, data[ATTR_INDEX], source=SOURCE_SERVICE, folder=data.get(ATTR_FOLDER)
-            )
-        else:
-            link = data.get(ATTR_MAGNET) or data[ATTR_URL]
-            # Each field takes its own kind of link, so a mix-up in an automation is caught.
-            if ATTR_MAGNET in data and not link.lower().startswith("magnet:"):
-                raise _validation_error("invalid_magnet", magnet=link)
-            if ATTR_URL in data and link.lower().startswith("magnet:"):
-                raise _validation_error("invalid_url", url=link)
-            added = await operations.async_add_link(
-                requester, link, folder=data.get(ATTR_FOLDER), source=SOURCE_SERVICE
-            )
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    data, request = call.data, _request(requester, call)
+    if ATTR_INDEX in data:
+        added = await operations.acquiring.async_add_result(request, data[ATTR_INDEX])
+    else:
+        link = data.get(ATTR_MAGNET) or data[ATTR_URL]
+        # Each field takes its own kind of link, so a mix-up in an automation is caught.
+        if ATTR_MAGNET in data and not link.lower().startswith("magnet:"):
+            raise _validation_error("invalid_magnet", magnet=link)
+        if ATTR_URL in data and link.lower().startswith("magnet:"):
+            raise _validation_error("invalid_url", url=link)
+        added = await operations.acquiring.async_add_link(request, link)
     return {"hash": added.info_hash, "name": added.name}
 
 
@@ -285,11 +273,8 @@ def describe_torrent(torrent: dict[str, Any], record: DownloadRecord | None) -> 
 
 async def _async_list_downloads(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
-    try:
-        torrents = await operations.async_list_downloads(requester)
-    except OperationError as err:
-        raise _action_error(err, call) from err
-    records = operations.memory.downloads.records()
+    torrents = await operations.control.async_list_torrents(requester)
+    records = operations.collaborators.memory.downloads.records()
     return {
         "downloads": [
             describe_torrent(torrent, records.get(str(torrent.get("hash", "")).lower()))
@@ -300,12 +285,9 @@ async def _async_list_downloads(call: ServiceCall) -> ServiceResponse:
 
 async def _async_control(call: ServiceCall, action: str) -> None:
     operations, requester = await _async_prepare(call)
-    try:
-        await operations.async_control(
-            requester, action, call.data[ATTR_HASH], delete_files=call.data.get(ATTR_DELETE_FILES, False)
-        )
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    await operations.control.async_control(
+        requester, action, call.data[ATTR_HASH], delete_files=call.data.get(ATTR_DELETE_FILES, False)
+    )
 
 
 async def _async_pause(call: ServiceCall) -> None:
@@ -327,29 +309,24 @@ async def _async_want(call: ServiceCall) -> ServiceResponse:
     """Add a title now when an acceptable release exists, else put it on the wanted list."""
     operations, requester = await _async_prepare(call)
     data = call.data
-    try:
-        wanted = await operations.async_want(
-            requester,
-            data[ATTR_TITLE],
-            year=data.get(ATTR_YEAR),
-            media_type=data.get(ATTR_MEDIA_TYPE),
-            season=data.get(ATTR_SEASON),
-            episode=data.get(ATTR_EPISODE),
-            folder=data.get(ATTR_FOLDER),
-            source=SOURCE_SERVICE,
-        )
-    except OperationError as err:
-        raise _action_error(err, call) from err
-    if wanted.added is not None:
+    outcome = await operations.wanted.async_want(
+        _request(requester, call),
+        data[ATTR_TITLE],
+        year=data.get(ATTR_YEAR),
+        media_type=data.get(ATTR_MEDIA_TYPE),
+        season=data.get(ATTR_SEASON),
+        episode=data.get(ATTR_EPISODE),
+    )
+    if outcome.added is not None:
         return {
-            "title": wanted.label,
+            "title": outcome.label,
             "added": True,
-            "hash": wanted.added.info_hash,
-            "name": wanted.added.name,
+            "hash": outcome.added.info_hash,
+            "name": outcome.added.name,
         }
-    record = wanted.record or {}
+    record = outcome.record or {}
     return {
-        "title": wanted.label,
+        "title": outcome.label,
         "added": False,
         "reason": record.get("reason"),
         "next_check": record.get("next_check"),
@@ -358,54 +335,35 @@ async def _async_want(call: ServiceCall) -> ServiceResponse:
 
 async def _async_list_wanted(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
-    try:
-        titles, shows = operations.list_wanted(requester)
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    titles, shows = operations.wanted.list_wanted(requester)
     return {"wanted": cast("list[Any]", titles), "followed": cast("list[Any]", shows)}
 
 
 async def _async_forget_wanted(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
-    try:
-        forgotten = operations.forget_wanted(requester, call.data[ATTR_TITLE])
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    forgotten = operations.wanted.forget_wanted(requester, call.data[ATTR_TITLE])
     return {"forgotten": cast("list[Any]", forgotten)}
 
 
 async def _async_follow_show(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
     data = call.data
-    try:
-        media, season = await operations.async_follow_show(
-            requester,
-            data[ATTR_TITLE],
-            year=data.get(ATTR_YEAR),
-            season=data.get(ATTR_SEASON),
-            folder=data.get(ATTR_FOLDER),
-        )
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    media, season = await operations.wanted.async_follow_show(
+        _request(requester, call), data[ATTR_TITLE], year=data.get(ATTR_YEAR), season=data.get(ATTR_SEASON)
+    )
     return {"title": media["title"], "tmdb_id": media["tmdb_id"], "from_season": season}
 
 
 async def _async_unfollow_show(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
-    try:
-        stopped = operations.unfollow_show(requester, call.data[ATTR_TITLE])
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    stopped = operations.wanted.unfollow_show(requester, call.data[ATTR_TITLE])
     return {"unfollowed": cast("list[Any]", stopped)}
 
 
 async def _async_check_wanted(call: ServiceCall) -> ServiceResponse:
     """Search every wanted title and followed show now, without waiting for the schedule."""
     operations, requester = await _async_prepare(call)
-    try:
-        added = await operations.async_check_wanted(requester)
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    added = await operations.wanted.async_check_wanted(requester)
     return {"added": cast("list[Any]", added)}
 
 
@@ -414,10 +372,7 @@ async def _async_check_wanted(call: ServiceCall) -> ServiceResponse:
 
 async def _async_clear_memory(call: ServiceCall) -> None:
     operations, requester = await _async_prepare(call)
-    try:
-        operations.clear_memory(requester, call.data[ATTR_SCOPE])
-    except OperationError as err:
-        raise _action_error(err, call) from err
+    operations.settings.clear_memory(requester, call.data[ATTR_SCOPE])
 
 
 type _Handler = Callable[[ServiceCall], Coroutine[Any, Any, ServiceResponse]]
@@ -460,10 +415,13 @@ def clean_response(value: Any, key: str | None = None) -> Any:
 
 
 def _answered(service: str, handler: _Handler) -> _Handler:
-    """Wrap an action: its change kept first where the household expects it, then its response cleaned."""
+    """Wrap an action: its errors translated, its change kept where the household expects it, then cleaned."""
 
     async def answer(call: ServiceCall) -> ServiceResponse:
-        response = await handler(call)
+        try:
+            response = await handler(call)
+        except OperationError as err:
+            raise err.for_action(call.context) from err
         if service in _KEPT_CHANGES:
             entry = async_get_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
             await entry.runtime_data.memory.async_save_now()  # MemoryNotSavedError: translated

@@ -40,7 +40,7 @@ from .const import (
 from .errors import ErrorCode, OperationError
 from .memory import title_key
 from .news import NewsKind, async_tell
-from .operations import AddedDownload, media_label
+from .operations import SOURCE_SERVICE, AddedDownload, Request, media_label
 from .release import parse_release
 from .requester import requester_from_key
 
@@ -51,12 +51,10 @@ if TYPE_CHECKING:
     from homeassistant.core import CALLBACK_TYPE, HomeAssistant
 
     from .clients.tmdb import TMDBClient
-    from .collaborators import AcquiringOperations, StartBackground
     from .memory import AgentMediaMemory, FollowedShow
+    from .operations import Operations
+    from .operations.base import BackgroundRunner
 
-# The journal's kind for a wanted title or a followed episode that was added (agent/local.py reads it here
-# until it reads news.py).
-EVENT_WANTED_ADDED: Final = NewsKind.WANTED_ADDED
 MAX_SHOW_SEARCHES: Final = 10  # searches for one show at one check; the rest waits for its next check
 _TAG: Final = re.compile(r"s(\d+)(?:e(\d+))?")
 # Failures of a service: the round ends, and what was due stays due.
@@ -79,8 +77,8 @@ class WantedScheduler:
         entry_id: str,
         memory: AgentMediaMemory,
         tmdb: TMDBClient,
-        operations: AcquiringOperations,
-        start_background: StartBackground,
+        operations: Operations,
+        start_background: BackgroundRunner,
     ) -> None:
         """Keep the collaborators; `async_start` starts the timer."""
         self.hass = hass
@@ -139,7 +137,7 @@ class WantedScheduler:
 
     async def _async_acquire(
         self,
-        operations: AcquiringOperations,
+        operations: Operations,
         record: Mapping[str, Any],
         season: int | None,
         episode: int | None,
@@ -149,9 +147,9 @@ class WantedScheduler:
         try:
             save_path = record.get("save_path")
             if save_path is not None:
-                save_path = await operations.async_checked_path(save_path)
-            outcome = await operations.async_acquire(
-                requester_from_key(record.get("requester")),
+                save_path = await operations.settings.async_checked_path(save_path)
+            outcome = await operations.acquiring.async_acquire(
+                Request(requester=requester_from_key(record.get("requester")), source=SOURCE_SERVICE),
                 media,
                 season=season,
                 episode=episode,
@@ -178,7 +176,7 @@ class WantedScheduler:
             {"title": label, "name": added.name, "hash": added.info_hash},
         )
 
-    async def _async_check_title(self, operations: AcquiringOperations, key: str) -> list[str]:
+    async def _async_check_title(self, operations: Operations, key: str) -> list[str]:
         wanted = self.memory.wanted
         if (record := wanted.titles().get(key)) is None:
             return []  # forgotten meanwhile
@@ -192,7 +190,7 @@ class WantedScheduler:
         self._tell(label, added)
         return [label]
 
-    async def _async_check_show(self, operations: AcquiringOperations, key: str) -> list[str]:
+    async def _async_check_show(self, operations: Operations, key: str) -> list[str]:
         """Search what a followed show is missing, MAX_SHOW_SEARCHES at most, and set its next check.
 
         The check starts after what the last one searched last, so a long backlog is gone through in turns

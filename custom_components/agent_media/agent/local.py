@@ -9,12 +9,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import OperationError
-from ..operations import MediaOperations, MediaQuestion, human_size, media_label
+from ..news import NEWS, news_kind
+from ..operations import SOURCE_CONVERSATION, MediaQuestion, Operations, Request, human_size, media_label
 from ..release import parse_release
 from ..sentences import LocalIntent, LocalMatch, LocalSentences, spoken_quality, spoken_release
 from ..torrents import DownloadState, download_state, is_complete
 from ..untrusted import MAX_TITLE, clip
-from ..wanted import EVENT_WANTED_ADDED
 from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name
 
 if TYPE_CHECKING:
@@ -32,15 +32,8 @@ _DOWNLOAD_ITEMS: Final = {
     DownloadState.PAUSED: "download_item_paused",
     DownloadState.STALLED: "download_item_stalled",
 }
-_EVENT_ANSWERS: Final = {
-    "download_completed": "event_completed",
-    "download_refused": "event_refused",
-    "download_replaced": "event_replaced",
-    "download_failed": "event_failed",
-    EVENT_WANTED_ADDED: "event_released",
-}
 # News told before the answer of whatever is asked next, not only when asked what's new.
-_TOLD_FIRST: Final = frozenset({"download_replaced", "download_failed", EVENT_WANTED_ADDED})
+_TOLD_FIRST: Final = frozenset(kind.value for kind, telling in NEWS.items() if telling.told_first)
 WANTED_SPOKEN: Final = 5
 _WANTED_INTENTS: Final = frozenset(
     {
@@ -82,9 +75,14 @@ class LocalCommands:
         self, found: LocalMatch, language: str, requester: Requester, conversation_id: str | None
     ) -> str:
         say = self.sentences.response
-        operations = MediaOperations(self.hass, self.entry)
+        request = Request(
+            requester=requester,
+            source=SOURCE_CONVERSATION,
+            conversation_id=conversation_id,
+            language=language,
+        )
         try:
-            return await self._async_run(operations, found, language, requester, conversation_id)
+            return await self._async_run(self.entry.runtime_data.operations, found, request, language)
         except OperationError as err:
             if err.translation_key == "no_search_results":
                 return say(language, "no_search")
@@ -103,21 +101,17 @@ class LocalCommands:
             return self.sentences.error(language, err.code.value, **err.placeholders)
 
     async def _async_run(  # noqa: PLR0911 - one answer per command
-        self,
-        operations: MediaOperations,
-        found: LocalMatch,
-        language: str,
-        requester: Requester,
-        conversation_id: str | None,
+        self, operations: Operations, found: LocalMatch, request: Request, language: str
     ) -> str:
         slots, intent, say = found.slots, found.intent, self.sentences.response
+        requester, conversation_id = request.requester, request.conversation_id
         if intent is LocalIntent.HELP:
             return say(language, "help")
         if intent is LocalIntent.SEARCH_TORRENTS:
             query = " ".join(
                 str(part) for part in (slots["title"], slots.get("year"), slots.get("quality")) if part
             )
-            search = await operations.async_search(requester, query, conversation_id=conversation_id)
+            search = await operations.finding.async_search(request, query)
             return self._results(language, search.query, search.results)
         if intent in (LocalIntent.DOWNLOAD_INDEX, LocalIntent.ANSWER_OPTION):
             index = slots.get("index") or self._option_of_quality(
@@ -125,41 +119,36 @@ class LocalCommands:
             )
             if index is None:
                 return say(language, "not_understood")
-            added = await operations.async_add_result(requester, index, conversation_id=conversation_id)
+            added = await operations.acquiring.async_add_result(request, index)
             return added_answer(self.sentences, language, added.media, added.name)
         if intent is LocalIntent.DOWNLOAD_MEDIA:
-            return await self._async_download_media(operations, slots, language, requester, conversation_id)
+            return await self._async_download_media(operations, slots, request, language)
         if intent is LocalIntent.SET_FOLDER:
-            folder, path = await operations.async_set_folder(requester, slots["folder"], slots["path"])
+            folder, path = await operations.settings.async_set_folder(
+                requester, slots["folder"], slots["path"]
+            )
             return say(
                 language, "folder_set", folder=self.sentences.folder_label(language, folder), path=path
             )
         if intent is LocalIntent.WHATS_NEW:
             return self._news(language) or say(language, "nothing_new")
         if intent is LocalIntent.LIST_DOWNLOADS:
-            return self._downloads(language, await operations.async_list_downloads(requester))
+            return self._downloads(language, await operations.control.async_list_torrents(requester))
         if intent in _WANTED_INTENTS:
-            return await self._async_wanted(operations, found, language, requester)
+            return await self._async_wanted(operations, found, request, language)
         return await self._async_control(operations, found, language, requester)
 
     async def _async_download_media(
-        self,
-        operations: MediaOperations,
-        slots: dict[str, Any],
-        language: str,
-        requester: Requester,
-        conversation_id: str | None,
+        self, operations: Operations, slots: dict[str, Any], request: Request, language: str
     ) -> str:
-        outcome = await operations.async_download_media(
-            requester,
+        outcome = await operations.acquiring.async_download_media(
+            request,
             slots["title"],
             year=slots.get("year"),
             media_type=slots.get("media_type"),
             quality=slots.get("quality"),
             season=slots.get("season"),
             episode=slots.get("episode"),
-            language=language,
-            conversation_id=conversation_id,
         )
         if isinstance(outcome, MediaQuestion):
             return self._results(language, media_label(outcome.media), outcome.options)
@@ -168,31 +157,32 @@ class LocalCommands:
         )
 
     async def _async_wanted(  # noqa: PLR0911 - one answer per command
-        self, operations: MediaOperations, found: LocalMatch, language: str, requester: Requester
+        self, operations: Operations, found: LocalMatch, request: Request, language: str
     ) -> str:
         """Want, list, forget; follow and unfollow a show."""
         slots, intent, say = found.slots, found.intent, self.sentences.response
+        requester, wanted_list = request.requester, operations.wanted
         title = str(slots.get("title", ""))
         if intent is LocalIntent.WANT:
-            wanted = await operations.async_want(
-                requester, title, year=slots.get("year"), season=slots.get("season"), language=language
+            outcome = await wanted_list.async_want(
+                request, title, year=slots.get("year"), season=slots.get("season")
             )
-            if wanted.added is not None:
-                return added_answer(self.sentences, language, wanted.added.media, wanted.added.name)
-            return say(language, "wanted", title=wanted.label)
+            if outcome.added is not None:
+                return added_answer(self.sentences, language, outcome.added.media, outcome.added.name)
+            return say(language, "wanted", title=outcome.label)
         if intent is LocalIntent.LIST_WANTED:
-            titles, shows = operations.list_wanted(requester)
+            titles, shows = wanted_list.list_wanted(requester)
             names = [item["title"] for item in titles + shows][:WANTED_SPOKEN]
             if not names:
                 return say(language, "nothing_wanted")
             return say(language, "wanted_list", titles=self.sentences.join(language, names))
         if intent is LocalIntent.FORGET_WANTED:
-            forgotten = operations.forget_wanted(requester, title)
+            forgotten = wanted_list.forget_wanted(requester, title)
             return say(language, "forgotten", title=self.sentences.join(language, forgotten))
         if intent is LocalIntent.FOLLOW_SHOW:
-            media, _season = await operations.async_follow_show(requester, title, language=language)
+            media, _season = await wanted_list.async_follow_show(request, title)
             return say(language, "following", title=media_label(media))
-        stopped = operations.unfollow_show(requester, title)
+        stopped = wanted_list.unfollow_show(requester, title)
         return say(language, "unfollowed", title=self.sentences.join(language, stopped))
 
     def _option_of_quality(
@@ -231,7 +221,8 @@ class LocalCommands:
         items = []
         for event in events[:NEWS_SPOKEN]:
             data = event.get("data") or {}
-            key = _EVENT_ANSWERS.get(str(event.get("type")), "event_completed")
+            kind = news_kind(event.get("type"))
+            key = NEWS[kind].sentence_key if kind is not None else "event_completed"
             what = clip(data.get("title") or data.get("name") or "?", MAX_TITLE)
             release = clip(data.get("name") or what, MAX_TITLE)
             items.append(self.sentences.response(language, key, name=what, title=what, release=release))
@@ -267,30 +258,29 @@ class LocalCommands:
         return clip(media_label(media) if media else torrent.get("name", "?"), MAX_TITLE)
 
     async def _async_control(
-        self, operations: MediaOperations, found: LocalMatch, language: str, requester: Requester
+        self, operations: Operations, found: LocalMatch, language: str, requester: Requester
     ) -> str:
         """Pause, resume or cancel the download the person named (or all of them)."""
         action = {LocalIntent.PAUSE: "pause", LocalIntent.RESUME: "resume"}.get(found.intent, "remove")
+        control = operations.control
         torrents = [
-            torrent
-            for torrent in await operations.async_list_downloads(requester)
-            if not is_complete(torrent)
+            torrent for torrent in await control.async_list_torrents(requester) if not is_complete(torrent)
         ]
         say = self.sentences.response
         if found.slots.get("all") and action != "remove":
             for torrent in torrents:
-                await operations.async_control(requester, action, str(torrent["hash"]))
+                await control.async_control(requester, action, str(torrent["hash"]))
             return say(language, "paused_all" if action == "pause" else "resumed_all")
         name = str(found.slots.get("name", ""))
-        wanted = _words(name)
-        matching = [torrent for torrent in torrents if wanted and wanted <= _words(self._name_of(torrent))]
+        named = _words(name)
+        matching = [torrent for torrent in torrents if named and named <= _words(self._name_of(torrent))]
         if not matching:
             return say(language, "no_such_download", name=clip(name, MAX_TITLE))
         if len(matching) > 1:
             names = self.sentences.join(language, [self._name_of(torrent) for torrent in matching[:4]])
             return say(language, "several_match", name=clip(name, MAX_TITLE), names=names)
         torrent = matching[0]
-        await operations.async_control(requester, action, str(torrent["hash"]))
+        await control.async_control(requester, action, str(torrent["hash"]))
         answer = {"pause": "paused", "resume": "resumed", "remove": "cancelled"}[action]
         return say(language, answer, name=self._name_of(torrent))
 

@@ -1,4 +1,4 @@
-"""The tools the model can call: thin adapters of the operations (operations.py) to the model.
+"""The tools the model can call: thin adapters of the entry's operations (operations/) to the model.
 
 Every result is a JSON object: `{"status": "ok", ...}` or `{"status": "error", "error": <code>,
 "message": ...}`. A tool never raises: unknown tools, bad arguments, refused permissions and failing services
@@ -28,10 +28,10 @@ from homeassistant.helpers import llm
 
 from .. import compat
 from ..const import CODEC_CHOICES, DOMAIN, LOGGER, RESOLUTION_CHOICES
-from ..downloads import SAFETY_WAITING
 from ..errors import ErrorCode, OperationError, async_render
 from ..memory import MAX_PENDING_OPTIONS
-from ..operations import MediaOperations, MediaQuestion, human_size, strict_index
+from ..operations import SOURCE_CONVERSATION, MediaQuestion, Request, human_size, strict_index
+from ..operations.adding import SAFETY_WAITING
 from ..requester import Permission, async_resolve_requester
 from ..untrusted import MAX_NAME, MAX_TITLE, clip
 from .grounding import folder_grounded, is_yes, preference_grounded
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
     from ..data import AgentMediaConfigEntry
-    from ..operations import AddedDownload
+    from ..operations import AddedDownload, Operations
     from ..requester import Requester
 
 # Set by the stream parser when a native call's arguments were not JSON, so validation reports it.
@@ -73,6 +73,21 @@ class ToolContext:
     user_text: str | None = None  # None: no person's words to check (settings tools refuse)
     # The changes put to the person in this turn: their yes can only come in a later turn.
     asked_this_turn: set[str] = field(default_factory=set)
+
+    @property
+    def operations(self) -> Operations:
+        """The entry's operations, which every tool adapts."""
+        return self.entry.runtime_data.operations
+
+    @property
+    def request(self) -> Request:
+        """What the operations are told of this call: who, in which conversation and language."""
+        return Request(
+            requester=self.requester,
+            source=SOURCE_CONVERSATION,
+            conversation_id=self.conversation_id,
+            language=self.language,
+        )
 
 
 def normalize_tool_name(name: str) -> str:
@@ -168,7 +183,7 @@ async def _async_run_checked(  # noqa: PLR0911 - one early return per kind of re
     except vol.Invalid as err:
         return error(ErrorCode.BAD_ARGS, _describe_invalid(err))
     try:
-        _operations(context).require(context.requester, tool.permission)
+        context.operations.require(context.requester, tool.permission)
         if tool.needs_grounding and (refusal := _unasked_change(tool, args, context)) is not None:
             return refusal
         return await tool.async_run(args, context)
@@ -236,10 +251,6 @@ def trace_tool_call(name: str, args: Any) -> None:
     )
 
 
-def _operations(context: ToolContext) -> MediaOperations:
-    return MediaOperations(context.hass, context.entry)
-
-
 def _spoken_result(result: Mapping[str, Any]) -> dict[str, Any]:
     return {
         "index": result["index"],
@@ -296,13 +307,8 @@ class FindMediaImdbId(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Look the title up and remember it as the conversation's media."""
-        media = await _operations(context).async_identify(
-            context.requester,
-            args["media_title"],
-            year=args.get("year"),
-            media_type=args.get("media_type"),
-            language=context.language,
-            conversation_id=context.conversation_id,
+        media = await context.operations.finding.async_identify(
+            context.request, args["media_title"], year=args.get("year"), media_type=args.get("media_type")
         )
         return ok(**media)
 
@@ -323,9 +329,7 @@ class FindTorrents(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Search, rank, store and return the numbered list."""
-        search = await _operations(context).async_search(
-            context.requester, args["media_title"], conversation_id=context.conversation_id
-        )
+        search = await context.operations.finding.async_search(context.request, args["media_title"])
         return ok(
             query=search.query,
             total=len(search.results),
@@ -348,7 +352,7 @@ class GetTorrentByIndex(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Return the stored result."""
-        result = _operations(context).search_result(context.requester, args["index"], context.conversation_id)
+        result = context.operations.finding.search_result(context.request, args["index"])
         return ok(
             torrent={
                 **_spoken_result(result),
@@ -372,9 +376,7 @@ class AddTorrentByIndex(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Add the release and record it with the media it is."""
-        added = await _operations(context).async_add_result(
-            context.requester, args["index"], conversation_id=context.conversation_id
-        )
+        added = await context.operations.acquiring.async_add_result(context.request, args["index"])
         return ok(
             torrent_name=added.name,
             media=added.media,
@@ -411,16 +413,14 @@ class DownloadMedia(AgentMediaTool):
         if args.get("wait"):
             whole_show = args.get("media_type") == "tv" and not args.get("season") and not args.get("episode")
             return await (_async_follow if whole_show else _async_want)(args, context)
-        outcome = await _operations(context).async_download_media(
-            context.requester,
+        outcome = await context.operations.acquiring.async_download_media(
+            context.request,
             args["media_title"],
             year=args.get("year"),
             media_type=args.get("media_type"),
             quality=args.get("quality"),
             season=args.get("season"),
             episode=args.get("episode"),
-            language=context.language,
-            conversation_id=context.conversation_id,
         )
         unavailable = {"unavailable_sources": outcome.unavailable} if outcome.unavailable else {}
         if isinstance(outcome, MediaQuestion):
@@ -448,28 +448,23 @@ class DownloadMedia(AgentMediaTool):
 
 async def _async_want(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     """Add the title now when possible, else keep it on the wanted list."""
-    wanted = await _operations(context).async_want(
-        context.requester,
+    outcome = await context.operations.wanted.async_want(
+        context.request,
         args["media_title"],
         year=args.get("year"),
         media_type=args.get("media_type"),
         season=args.get("season") or None,
         episode=args.get("episode"),
-        language=context.language,
     )
-    if wanted.added is not None:
-        return ok(decision="downloading", media=wanted.media, release=clip(wanted.added.name, MAX_NAME))
-    return ok(decision="wanted", title=wanted.label, reason=(wanted.record or {}).get("reason"))
+    if outcome.added is not None:
+        return ok(decision="downloading", media=outcome.media, release=clip(outcome.added.name, MAX_NAME))
+    return ok(decision="wanted", title=outcome.label, reason=(outcome.record or {}).get("reason"))
 
 
 async def _async_follow(args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
     """Follow a show from the season named, else the one airing now."""
-    media, season = await _operations(context).async_follow_show(
-        context.requester,
-        args["media_title"],
-        year=args.get("year"),
-        season=args.get("season") or None,
-        language=context.language,
+    media, season = await context.operations.wanted.async_follow_show(
+        context.request, args["media_title"], year=args.get("year"), season=args.get("season") or None
     )
     return ok(decision="following", media=media, from_season=season)
 
@@ -499,7 +494,7 @@ class SetPreference(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Store what was given; return every preference now in force."""
-        preferences = _operations(context).set_preferences(
+        preferences = context.operations.settings.set_preferences(
             context.requester,
             resolution=args.get("resolution"),
             codec=args.get("codec"),
@@ -532,7 +527,7 @@ class SetPathForFolder(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Check the path and save it (unchanged on failure)."""
-        folder_name, path = await _operations(context).async_set_folder(
+        folder_name, path = await context.operations.settings.async_set_folder(
             context.requester, args["folder_name"], args["path_value"]
         )
         return ok(folder_name=folder_name, path=path)
@@ -554,7 +549,7 @@ class ListFolder(AgentMediaTool):
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """List entries in the executor; the listing never leaves the configured folder."""
         folder_name = args["folder_name"].strip().lower()
-        sub_path, entries, total = await _operations(context).async_list_folder(
+        sub_path, entries, total = await context.operations.settings.async_list_folder(
             context.requester, folder_name, args["path"]
         )
         return ok(folder_name=folder_name, path=clip(sub_path, MAX_TITLE), entries=entries, total=total)
@@ -570,7 +565,7 @@ class ListWanted(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:  # noqa: ARG002
         """Return both lists, named for people."""
-        titles, shows = _operations(context).list_wanted(context.requester)
+        titles, shows = context.operations.wanted.list_wanted(context.requester)
         return ok(
             wanted=[{"title": item["title"], "reason": item["reason"]} for item in titles],
             followed=[item["title"] for item in shows],
@@ -588,9 +583,9 @@ class ForgetWanted(AgentMediaTool):
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Forget the wanted titles and unfollow the shows the words name; not_found when none."""
-        operations = _operations(context)
+        wanted = context.operations.wanted
         forgotten: list[str] = []
-        for forget in (operations.forget_wanted, operations.unfollow_show):
+        for forget in (wanted.forget_wanted, wanted.unfollow_show):
             try:
                 forgotten += forget(context.requester, args["title"])
             except OperationError as err:

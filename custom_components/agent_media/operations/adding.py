@@ -1,8 +1,8 @@
-"""The one way to add a download: used by the agent's tools and by the actions.
+"""The one way to add a download to qBittorrent (`DownloadAdder`), under the acquiring operations.
 
-Adding a download picks the save path (a configured folder, else qBittorrent's default), adds the torrent
-without letting it download, checks its file list, records it in memory as an active download and fires
-`agent_media_download_added`.
+Adding a download (to a save path already checked, or qBittorrent's default) adds the torrent without letting
+it download, checks its file list, records it in memory as an active download, fires
+`agent_media_download_added` for people's automations and sends `SIGNAL_DOWNLOAD_ADDED` inside the entry.
 
 A .torrent link is read whole (until the end, refused past `MAX_TORRENT_FILE_BYTES` while it streams),
 then decoded once in the executor within the limits of `read_torrent_file`; that one reading serves the
@@ -30,54 +30,44 @@ from yarl import URL
 from homeassistant.core import callback
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.dispatcher import async_dispatcher_send
-from homeassistant.util import dt as dt_util
 
-from .clients._http import REDIRECT_STATUSES, async_fetch, deadline_in
-from .clients.bittorrent import (
+from ..clients._http import REDIRECT_STATUSES, async_fetch, deadline_in
+from ..clients.bittorrent import (
     MAX_TORRENT_FILE_BYTES,
     InvalidTorrentError,
     TorrentFile,
     info_hash_from_magnet,
     read_torrent_file,
 )
-from .clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
-from .clients.qbittorrent import AddedTorrent
-from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT, SIGNAL_DOWNLOAD_ADDED
-from .safety import dangerous_files, describe_dangerous
-from .torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
-from .untrusted import MAX_NAME, clip
+from ..clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
+from ..clients.qbittorrent import AddedTorrent
+from ..const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT, SIGNAL_DOWNLOAD_ADDED
+from ..errors import SAFETY_SERVICE, DangerousTorrentError
+from ..memory import download_record
+from ..news import NewsKind, added_payload, async_tell
+from ..safety import dangerous_files
+from ..torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
+from ..untrusted import MAX_NAME, clip
+from .base import SOURCE_CONVERSATION, SOURCE_SERVICE, OperationsPart
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from homeassistant.core import HomeAssistant
 
-    from .clients.qbittorrent import QBittorrentClient
-    from .data import AgentMediaConfigEntry
+    from ..clients.qbittorrent import QBittorrentClient
 
-SOURCE_CONVERSATION: Final = "conversation"
-SOURCE_SERVICE: Final = "service"
 TORRENT_URL_SERVICE: Final = "torrent link"
 MAX_TORRENT_LINK_REDIRECTS: Final = 5
 
-SAFETY_SERVICE: Final = "safety check"
 # What the record's "safety" says about the file list.
 SAFETY_CHECKED: Final = "checked"
 SAFETY_WAITING: Final = "waiting_for_metadata"
-BACKGROUND_EVENT_REFUSED: Final = "download_refused"
 FILE_LIST_WAIT: Final = 5.0  # seconds; a .torrent's files are listed as soon as qBittorrent has it
 METADATA_WAIT: Final = 2.0  # seconds a turn waits for a magnet's metadata before checking in the background
 FILE_LIST_POLL: Final = 0.2
 METADATA_WATCH: Final = 6 * 3600.0  # seconds the background check waits for metadata, at most
 METADATA_WATCH_MAX_POLL: Final = 60.0
-
-
-class DangerousTorrentError(RequestRejectedError):
-    """The torrent holds files no film or show needs (programs, scripts, shortcuts); it was removed."""
-
-    def __init__(self, name: str, files: list[str]) -> None:
-        """Keep the torrent's name and its dangerous files."""
-        super().__init__(SAFETY_SERVICE, f"{name} holds dangerous files: {describe_dangerous(files)}")
-        self.name = name
-        self.files = files
 
 
 def _is_http_link(link: str) -> bool:
@@ -140,74 +130,6 @@ async def _async_default_save_path(qbittorrent: QBittorrentClient, info_hash: st
     return None
 
 
-async def async_add_download(
-    hass: HomeAssistant,
-    entry: AgentMediaConfigEntry,
-    *,
-    magnet: str | None = None,
-    torrent_file: bytes | None = None,
-    url: str | None = None,
-    save_path: str | None = None,
-    source: str = SOURCE_CONVERSATION,
-    media: dict[str, Any] | None = None,
-    requester_key: str | None = None,
-    conversation_id: str | None = None,
-) -> AddedTorrent:
-    """Add a magnet link, a .torrent file's bytes, or an http(s) link to a .torrent, to qBittorrent.
-
-    `save_path` was checked by the caller (None: qBittorrent's default folder). Raises `ValueError` (not
-    exactly one source), `DangerousTorrentError` (a `RequestRejectedError`: the torrent held dangerous files
-    and was removed) and the client errors of `clients/errors.py`; nothing is recorded when adding fails.
-    Someone else's torrent that qBittorrent already had is left as it is (not checked, not started); one of
-    ours (an add interrupted, say, by a qBittorrent crash) is checked and started as if new.
-    The record's "safety" tells whether the file list was checked.
-    """
-    if sum(value is not None for value in (magnet, torrent_file, url)) > 1:
-        raise ValueError("give only one of magnet, torrent_file and url")
-    data = entry.runtime_data
-    if url is not None and not url.lower().startswith("magnet:"):
-        fetched = await async_fetch_torrent_link(hass, url)
-        if isinstance(fetched, str):
-            magnet, url = fetched, None
-        else:
-            torrent_file = fetched
-    torrent = await async_read_torrent(hass, torrent_file) if torrent_file is not None else None
-    if torrent is not None:
-        _refuse_dangerous_file_list(torrent)  # a .torrent lists its files: no need to add it first
-    link = magnet or url
-    qbittorrent = data.qbittorrent
-    added, safety = await _async_add_checked(qbittorrent, link, torrent, save_path)
-    if save_path is None:
-        save_path = await _async_default_save_path(qbittorrent, added.info_hash)
-
-    record: dict[str, Any] = {
-        "name": added.name,
-        "save_path": save_path,
-        "source": source,
-        "added_at": dt_util.utcnow().isoformat(),
-        "safety": safety,
-        "media": media,  # the identity of the result actually added, for the event, news and library
-        "requester": requester_key,
-        "conversation_id": conversation_id,
-    }
-    data.memory.downloads.add(added.info_hash, record)
-
-    hass.bus.async_fire(
-        EVENT_DOWNLOAD_ADDED,
-        {
-            "entry_id": entry.entry_id,
-            "hash": added.info_hash,
-            "name": added.name,
-            "save_path": save_path,
-            "source": source,
-        },
-    )
-    async_dispatcher_send(hass, SIGNAL_DOWNLOAD_ADDED.format(entry.entry_id), added.info_hash)
-    if safety == SAFETY_WAITING:
-        _start_safety_check(hass, entry, added)
-    return added
-
-
 def _refuse_dangerous_file_list(torrent: TorrentFile) -> None:
     """Raise DangerousTorrentError, before anything is added, when the .torrent lists dangerous files."""
     if found := dangerous_files(torrent.files):
@@ -215,34 +137,6 @@ def _refuse_dangerous_file_list(torrent: TorrentFile) -> None:
             "Refused %s before adding it: it holds %s", clip(torrent.name, MAX_NAME), ", ".join(found[:10])
         )
         raise DangerousTorrentError(torrent.name, found)
-
-
-@callback
-def _start_safety_check(hass: HomeAssistant, entry: AgentMediaConfigEntry, added: AddedTorrent) -> None:
-    entry.async_create_background_task(
-        hass, async_finish_safety_check(entry, added), f"{DOMAIN} safety check {added.info_hash}"
-    )
-
-
-@callback
-def async_adopt_interrupted_add(
-    hass: HomeAssistant, entry: AgentMediaConfigEntry, info_hash: str, name: str
-) -> None:
-    """Take back one of our torrents whose add was cut short: record it, check its files, then start it."""
-    LOGGER.info("Checking %s, an add that was interrupted, before starting it", clip(name, MAX_NAME))
-    entry.runtime_data.memory.downloads.add(
-        info_hash, {"name": name, "source": SOURCE_SERVICE, "safety": SAFETY_WAITING}
-    )
-    _start_safety_check(hass, entry, AddedTorrent(info_hash=info_hash, name=name))
-
-
-@callback
-def async_resume_safety_checks(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
-    """Carry on the checks a restart interrupted: those torrents are still stopped, waiting for metadata."""
-    for info_hash, record in entry.runtime_data.memory.downloads.records().items():
-        if record.get("safety") == SAFETY_WAITING:
-            name = str(record.get("name") or info_hash)
-            _start_safety_check(hass, entry, AddedTorrent(info_hash=info_hash, name=name))
 
 
 async def _async_add_checked(
@@ -313,43 +207,128 @@ async def _async_check_and_start(
     await qbittorrent.async_resume([added.info_hash])
 
 
-async def async_finish_safety_check(entry: AgentMediaConfigEntry, added: AddedTorrent) -> None:
-    """Wait in the background for a magnet's metadata, then start it or refuse it (told at the next turn).
+class DownloadAdder(OperationsPart):
+    """Adds torrents to qBittorrent, checked before they download, and records them as ours."""
 
-    Polls less and less often, and gives up after `METADATA_WATCH`: the torrent then stays stopped by its
-    stop condition. Ends early when the download is no longer recorded (removed or finished meanwhile).
-    """
-    data = entry.runtime_data
-    memory = data.memory
-    deadline = time.monotonic() + METADATA_WATCH
-    delay = FILE_LIST_POLL * 5
-    while time.monotonic() < deadline:
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, METADATA_WATCH_MAX_POLL)
-        if memory.downloads.get(added.info_hash) is None:
-            return
-        try:
-            files = await data.qbittorrent.async_files(added.info_hash)
-            if not files:
-                continue
-            await _async_check_and_start(data.qbittorrent, added, files)
-        except DangerousTorrentError as err:
-            memory.downloads.pop(added.info_hash)
-            memory.journal.add_event(
-                BACKGROUND_EVENT_REFUSED,
-                {
-                    "hash": added.info_hash,
-                    "name": clip(added.name, MAX_NAME),
-                    "dangerous_files": [clip(path, 120) for path in err.files[:10]],
-                },
+    async def async_add(
+        self,
+        *,
+        magnet: str | None = None,
+        torrent_file: bytes | None = None,
+        url: str | None = None,
+        save_path: str | None = None,
+        source: str = SOURCE_CONVERSATION,
+        media: Mapping[str, Any] | None = None,
+        requester_key: str | None = None,
+        conversation_id: str | None = None,
+    ) -> AddedTorrent:
+        """Add a magnet link, a .torrent file's bytes, or an http(s) link to a .torrent, to qBittorrent.
+
+        `save_path` was checked by the caller (None: qBittorrent's default folder). Raises `ValueError` (not
+        exactly one source), `DangerousTorrentError` (a `RequestRejectedError`: the torrent held dangerous
+        files and was removed) and the client errors of `clients/errors.py`; nothing is recorded when adding
+        fails. Someone else's torrent that qBittorrent already had is left as it is (not checked, not
+        started); one of ours (an add interrupted, say, by a qBittorrent crash) is checked and started as if
+        new. The record's "safety" tells whether the file list was checked.
+        """
+        if sum(value is not None for value in (magnet, torrent_file, url)) > 1:
+            raise ValueError("give only one of magnet, torrent_file and url")
+        hass, qbittorrent = self.hass, self.collaborators.qbittorrent
+        if url is not None and not url.lower().startswith("magnet:"):
+            fetched = await async_fetch_torrent_link(hass, url)
+            if isinstance(fetched, str):
+                magnet, url = fetched, None
+            else:
+                torrent_file = fetched
+        torrent = await async_read_torrent(hass, torrent_file) if torrent_file is not None else None
+        if torrent is not None:
+            _refuse_dangerous_file_list(torrent)  # a .torrent lists its files: no need to add it first
+        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path)
+        if save_path is None:
+            save_path = await _async_default_save_path(qbittorrent, added.info_hash)
+
+        record = download_record(
+            added.name,
+            save_path=save_path,
+            source=source,
+            safety=safety,
+            media=media,  # the identity of the result actually added, for the event, news and library
+            requester=requester_key,
+            conversation_id=conversation_id,
+        )
+        self.memory.downloads.add(added.info_hash, record)
+
+        entry_id = self.collaborators.entry_id
+        hass.bus.async_fire(EVENT_DOWNLOAD_ADDED, added_payload(entry_id, added.info_hash, record))
+        async_dispatcher_send(hass, SIGNAL_DOWNLOAD_ADDED.format(entry_id), added.info_hash)
+        if safety == SAFETY_WAITING:
+            self._start_safety_check(added)
+        return added
+
+    @callback
+    def adopt_interrupted_add(self, info_hash: str, name: str) -> None:
+        """Take back one of our torrents whose add was cut short: record it, check its files, start it."""
+        LOGGER.info("Checking %s, an add that was interrupted, before starting it", clip(name, MAX_NAME))
+        self.memory.downloads.add(
+            info_hash, download_record(name, source=SOURCE_SERVICE, safety=SAFETY_WAITING)
+        )
+        self._start_safety_check(AddedTorrent(info_hash=info_hash, name=name))
+
+    @callback
+    def resume_safety_checks(self) -> None:
+        """Carry on the checks a restart interrupted: those torrents are stopped, waiting for metadata."""
+        for info_hash, record in self.memory.downloads.records().items():
+            if record.get("safety") == SAFETY_WAITING:
+                name = str(record.get("name") or info_hash)
+                self._start_safety_check(AddedTorrent(info_hash=info_hash, name=name))
+
+    @callback
+    def _start_safety_check(self, added: AddedTorrent) -> None:
+        self.collaborators.run_in_background(
+            self.async_finish_safety_check(added), f"{DOMAIN} safety check {added.info_hash}"
+        )
+
+    async def async_finish_safety_check(self, added: AddedTorrent) -> None:
+        """Wait in the background for a magnet's metadata, then start it or refuse it (told at the next turn).
+
+        Polls less and less often, and gives up after `METADATA_WATCH`: the torrent then stays stopped by its
+        stop condition. Ends early when the download is no longer recorded (removed or finished meanwhile).
+        Started, it is announced inside the entry like a new download, so its progress is followed at once.
+        """
+        memory, qbittorrent = self.memory, self.collaborators.qbittorrent
+        deadline = time.monotonic() + METADATA_WATCH
+        delay = FILE_LIST_POLL * 5
+        while time.monotonic() < deadline:
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, METADATA_WATCH_MAX_POLL)
+            if memory.downloads.get(added.info_hash) is None:
+                return
+            try:
+                files = await qbittorrent.async_files(added.info_hash)
+                if not files:
+                    continue
+                await _async_check_and_start(qbittorrent, added, files)
+            except DangerousTorrentError as err:
+                memory.downloads.pop(added.info_hash)
+                async_tell(
+                    self.hass,
+                    self.collaborators.entry_id,
+                    memory.journal,
+                    NewsKind.REFUSED,
+                    {
+                        "hash": added.info_hash,
+                        "name": clip(added.name, MAX_NAME),
+                        "dangerous_files": [clip(path, 120) for path in err.files[:10]],
+                    },
+                )
+                return
+            except RequestRejectedError:
+                return  # removed from qBittorrent meanwhile
+            except AgentMediaClientError:
+                continue  # qBittorrent unreachable for now
+            memory.downloads.update(added.info_hash, safety=SAFETY_CHECKED)
+            async_dispatcher_send(
+                self.hass, SIGNAL_DOWNLOAD_ADDED.format(self.collaborators.entry_id), added.info_hash
             )
             return
-        except RequestRejectedError:
-            return  # removed from qBittorrent meanwhile
-        except AgentMediaClientError:
-            continue  # qBittorrent unreachable for now
-        memory.downloads.update(added.info_hash, safety=SAFETY_CHECKED)
-        data.downloads.expect_start(added.info_hash)
-        await data.downloads.async_request_refresh()
-        return
-    LOGGER.info("No metadata for %s after %s s; it stays stopped", added.name, METADATA_WATCH)
+        LOGGER.info("No metadata for %s after %s s; it stays stopped", added.name, METADATA_WATCH)
