@@ -251,6 +251,7 @@ def state_of(entity_id: str) -> str:
     return f"document.querySelector('home-assistant')?.hass?.states[{json.dumps(entity_id)}]?.state"
 
 
+@pytest.mark.timeout(FIRST_START + 2 * FULL_START)  # a fresh machine installs Home Assistant first
 async def test_the_first_ten_minutes(chromium: str, demo: Demo, tmp_path: Path) -> None:
     async with Browser(chromium, tmp_path / "profile") as browser:
         page = Page(browser)

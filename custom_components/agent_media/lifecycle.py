@@ -9,7 +9,7 @@ on the entry's `SIGNAL_DOWNLOADS_CHANGED`. The lifecycle reacts:
   to the entry's entities (news.py);
 - a recorded download of ours stalled for the stalled timeout: replaced (replacement.py), at most once per
   `REPLACEMENT_RETRY`; a replacement decided but not finished is finished;
-- an add of ours cut short: taken back through the safety check (downloads.py, passed in).
+- an add of ours cut short: taken back through the safety check (the operations' `adder`, passed in).
 
 It starts once the platforms are set up (`async_start`, which takes the changes the coordinator's first poll
 found during setup), so a completion found at a restart reaches the entities, the bus and the journal once.
@@ -111,7 +111,7 @@ class DownloadLifecycle:
 
     @callback
     def _async_download_added(self, info_hash: str) -> None:
-        """Show the add on the entry's event entity (downloads.py fired the bus event)."""
+        """Show the add on the entry's event entity (the operations' adder fired the bus event)."""
         info_hash = info_hash.lower()
         if (record := self._memory.downloads.get(info_hash)) is not None:
             async_dispatcher_send(

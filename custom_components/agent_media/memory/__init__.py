@@ -7,7 +7,7 @@
 - `working` (operations): per requester, the lists "the 2nd one" picks from (a search, a pending question with
   numbered options), each of the conversation it was made in, and a pending confirmation — so "the 2nd one"
   means the asker's own list, never another person's.
-- `downloads` (downloads.py adds, the downloads coordinator completes): what Agent Media added, with the media
+- `downloads` (operations/adding.py adds, the lifecycle completes): what Agent Media added, with the media
   identity of the result actually added, and the hashes last seen incomplete.
 - `journal`: recent errors and background news with a read flag.
 - `wanted` (operations and the wanted scheduler): titles wanted until an acceptable release appears, each

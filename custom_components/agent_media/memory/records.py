@@ -136,7 +136,7 @@ class DownloadDetails(TypedDict, total=False):
 
     save_path: str | None
     source: str | None
-    safety: str | None  # whether its file list was checked (downloads.py)
+    safety: str | None  # whether its file list was checked (operations/adding.py)
     media: Media | None  # the identity of the result actually added
     requester: str | None
     conversation_id: str | None
