@@ -345,7 +345,7 @@ async def _wait_for_unread_events(hass: HomeAssistant, entry: MockConfigEntry) -
     memory = entry.runtime_data.memory
 
     async def unread_after_a_refresh() -> list[dict[str, Any]]:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         return memory.journal.unread_events()
 
     return await wait_until(unread_after_a_refresh, what="the completion of the local torrent")

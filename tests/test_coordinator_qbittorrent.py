@@ -216,8 +216,8 @@ async def test_complete_torrents_never_fire(
     await poll(hass)
 
     assert completed == []
-    assert config_entry.runtime_data.downloads.data.downloads == {}
-    assert config_entry.runtime_data.downloads.data.torrents == 1
+    assert config_entry.runtime_data.coordinator.data.downloads == {}
+    assert config_entry.runtime_data.coordinator.data.torrents == 1
     assert config_entry.runtime_data.memory.journal.unread_events() == []
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
@@ -312,7 +312,7 @@ async def test_qbittorrent_outage_makes_entities_unavailable_then_recovers(
 async def test_polls_fast_only_while_something_downloads(
     hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry, tmp_path: Path
 ) -> None:
-    coordinator = setup_integration.runtime_data.downloads
+    coordinator = setup_integration.runtime_data.coordinator
     assert coordinator.update_interval == timedelta(seconds=IDLE_SCAN_INTERVAL)
 
     torrent, save_path = await add_waiting_download(hass, qbittorrent, tmp_path, "Nosferatu.1922.mkv")
@@ -332,7 +332,7 @@ async def test_scan_interval_option(
     await hass.async_block_till_done()
     await add_waiting_download(hass, qbittorrent, tmp_path, "The.General.1926.mkv")
     await poll(hass)
-    assert config_entry.runtime_data.downloads.update_interval == timedelta(seconds=2)
+    assert config_entry.runtime_data.coordinator.update_interval == timedelta(seconds=2)
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert config_entry.state is ConfigEntryState.NOT_LOADED
 

@@ -63,7 +63,7 @@ async def test_completion_within_one_busy_poll_after_our_add(
 ) -> None:
     """Added stopped, checked, started: qBittorrent shows it stopped a moment longer; polling stays fast."""
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
-    coordinator = setup_integration.runtime_data.downloads
+    coordinator = setup_integration.runtime_data.coordinator
     torrent = make_local_torrent(tmp_path / "films", "Big.Buck.Bunny.2008.1080p.mkv")
 
     await async_add_download(
@@ -83,7 +83,7 @@ async def test_one_of_ours_shown_still_stopped_after_its_start_keeps_the_polling
 ) -> None:
     """The poll right after an add may still see it stopped (the start is not shown yet): no idle minute."""
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
-    coordinator = setup_integration.runtime_data.downloads
+    coordinator = setup_integration.runtime_data.coordinator
     torrent = make_local_torrent(tmp_path / "films", "Elephants.Dream.2006.mkv")
     await hass.async_add_executor_job(
         lambda: qbittorrent.api().torrents_add(
@@ -123,7 +123,7 @@ async def test_torrents_stuck_waiting_for_metadata_stop_the_fast_polling(
     )
     assert await hass.config_entries.async_setup(config_entry.entry_id)
     await hass.async_block_till_done()
-    coordinator = config_entry.runtime_data.downloads
+    coordinator = config_entry.runtime_data.coordinator
     dead = synthetic_hash("no peer has it")  # someone else's magnet: never replaced, only polled less
     await hass.async_add_executor_job(
         lambda: qbittorrent.api().torrents_add(urls=f"magnet:?xt=urn:btih:{dead}&dn=Nosferatu.1922")

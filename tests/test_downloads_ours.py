@@ -156,7 +156,7 @@ async def test_a_dead_download_never_takes_the_households_film_with_it(
     await async_add_download(hass, entry, torrent_file=dead.torrent_bytes, media=SINTEL)
 
     async def poll_until_failed() -> list[Any]:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         return failed
 
     await wait_until(poll_until_failed, what="the dead download given up", interval=0.5)
@@ -183,7 +183,7 @@ async def test_a_download_that_waited_its_turn_is_not_dead(
     replaced = async_capture_events(hass, EVENT_DOWNLOAD_REPLACED)
     failed = async_capture_events(hass, EVENT_DOWNLOAD_FAILED)
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
-    coordinator = entry.runtime_data.downloads
+    coordinator = entry.runtime_data.coordinator
     # The household's download holds the one active slot: no peer has it.
     slot = make_local_torrent(tmp_path / "gone", "Nosferatu.1922.mkv")
     await hass.async_add_executor_job(
@@ -249,7 +249,7 @@ async def test_only_dead_releases_make_the_title_wanted_after_a_few_replacements
     assert speech(answer).startswith("Added ")
 
     async def poll_until_failed() -> list[Any]:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         return failed
 
     await wait_until(poll_until_failed, what="the title given up", interval=0.5)
@@ -320,7 +320,7 @@ async def test_a_replacement_cut_short_by_a_restart_is_finished_after_setup(
     memory = config_entry.runtime_data.memory
 
     async def poll_until_replaced() -> list[Any]:
-        await config_entry.runtime_data.downloads.async_refresh()
+        await config_entry.runtime_data.coordinator.async_refresh()
         return replaced
 
     await wait_until(poll_until_replaced, what="the replacement finished", interval=0.5)

@@ -90,7 +90,7 @@ async def let_it_stall(hass: HomeAssistant, entry: MockConfigEntry, done: Callab
     """
 
     async def poll() -> object:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         return done()
 
     await wait_until(poll, what="the replacement", interval=0.5)

@@ -59,7 +59,7 @@ async def test_added_download_fires_the_entity(
     assert "entry_id" not in state.attributes
     # The coordinator polled at once: the download already has its entities. (Not waiting for background
     # tasks: downloads.py keeps watching for the magnet's metadata, for hours.)
-    assert SYNTHETIC_HASH in setup_integration.runtime_data.downloads.data.downloads
+    assert SYNTHETIC_HASH in setup_integration.runtime_data.coordinator.data.downloads
 
 
 async def test_events_of_other_entries_are_ignored(

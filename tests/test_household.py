@@ -487,7 +487,7 @@ async def test_an_add_interrupted_by_a_crash_is_started_after_the_next_poll(
 
     # Nobody retries: the next poll finds it (old enough to be no add in progress) and takes it back.
     async def poll_and_look() -> dict[str, Any] | None:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         return entry.runtime_data.memory.downloads.get(local.info_hash)
 
     with patch("custom_components.agent_media.coordinator.INTERRUPTED_ADD_AGE", 0.0):

@@ -40,7 +40,7 @@ async def _completion(
     hass: HomeAssistant, entry: MockConfigEntry, completed: list[Event[dict[str, Any]]]
 ) -> dict[str, Any]:
     async def completions_after_a_refresh() -> list[Event[dict[str, Any]]]:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         await hass.async_block_till_done()
         return completed
 

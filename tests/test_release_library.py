@@ -176,7 +176,7 @@ async def test_completion_event_carries_the_library_path(
     )
 
     async def completions_after_a_refresh() -> list[Any]:
-        await entry.runtime_data.downloads.async_refresh()
+        await entry.runtime_data.coordinator.async_refresh()
         await hass.async_block_till_done()
         return completed
 

@@ -133,9 +133,9 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
             model=entry.data[CONF_LLM_MODEL],
         )
     # The downloads coordinator syncs incrementally on a qBittorrent session of its own (rids are per SID).
-    downloads = DownloadsCoordinator(hass, entry, qbittorrent_client_for(entry), memory)
-    entry.async_on_unload(downloads.client.async_close)
-    await downloads.async_config_entry_first_refresh()
+    coordinator = DownloadsCoordinator(hass, entry, qbittorrent_client_for(entry), memory)
+    entry.async_on_unload(coordinator.client.async_close)
+    await coordinator.async_config_entry_first_refresh()
 
     knaben = KnabenClient(session, base_url=entry.options.get(CONF_KNABEN_URL, DEFAULT_KNABEN_URL))
     indexers = [
@@ -186,7 +186,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
     lifecycle = DownloadLifecycle(
         hass,
         entry_id=entry.entry_id,
-        coordinator=downloads,
+        coordinator=coordinator,
         memory=memory,
         qbittorrent=qbittorrent,
         operations=operations,
@@ -201,7 +201,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         tmdb=tmdb,
         sources=sources,
         memory=memory,
-        downloads=downloads,
+        coordinator=coordinator,
         wanted=wanted,
         operations=operations,
     )

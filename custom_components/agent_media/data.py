@@ -25,7 +25,7 @@ class AgentMediaData:
     tmdb: TMDBClient
     sources: SearchSources  # Knaben and the entry's Torznab indexers, searched together
     memory: AgentMediaMemory
-    downloads: DownloadsCoordinator
+    coordinator: DownloadsCoordinator  # watches qBittorrent; the entities show what it found
     wanted: WantedScheduler  # searches the wanted titles and followed shows again when due
     operations: Operations  # what every surface calls; holds the search results' links (RAM only)
 

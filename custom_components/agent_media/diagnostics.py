@@ -101,7 +101,7 @@ async def async_get_config_entry_diagnostics(
     runtime = entry.runtime_data
     diagnostics["llm_model"] = runtime.llm.model if runtime.llm is not None else None
     diagnostics["memory"] = _memory_summary(runtime.memory.as_dict())
-    coordinator = runtime.downloads
+    coordinator = runtime.coordinator
     downloads = coordinator.data
     diagnostics["downloads"] = {
         "last_update_success": coordinator.last_update_success,

@@ -44,7 +44,7 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """Add the entry's download event entity."""
-    async_add_entities([DownloadsEventEntity(entry.runtime_data.downloads)])
+    async_add_entities([DownloadsEventEntity(entry.runtime_data.coordinator)])
 
 
 class DownloadsEventEntity(AgentMediaEntity, EventEntity):

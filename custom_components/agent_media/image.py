@@ -41,7 +41,7 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """Add the latest download's poster, then a poster for each shown download that has one."""
-    coordinator = entry.runtime_data.downloads
+    coordinator = entry.runtime_data.coordinator
     async_register_service_device(hass, entry)  # download devices name it as their parent
     async_add_entities([LatestDownloadImage(hass, entry)])
 

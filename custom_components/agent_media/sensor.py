@@ -163,7 +163,7 @@ async def async_setup_entry(
     async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
     """Add the aggregate sensors, then follow downloads as they come and go."""
-    coordinator = entry.runtime_data.downloads
+    coordinator = entry.runtime_data.coordinator
     async_register_service_device(hass, entry)
     async_add_entities(DownloadsSensor(coordinator, description) for description in AGGREGATE_SENSORS)
     async_add_entities(WantedSensor(entry, description) for description in WANTED_SENSORS)
