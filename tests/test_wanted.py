@@ -9,6 +9,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
 import voluptuous as vol
 
+from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
 from custom_components.agent_media.const import (
     CONF_LOCAL_SENTENCES,
     DOMAIN,
@@ -38,6 +39,9 @@ pytestmark = pytest.mark.usefixtures("core_setup")
 WANTED_SENSOR = "sensor.agent_media_wanted_titles"
 FOLLOWED_SENSOR = "sensor.agent_media_followed_shows"
 PIONEER_ID = 900001
+# The schedule's clock is frozen and moved by the test; the event loop's is not, so what waits on the loop (a
+# file list qBittorrent gives a moment later, a slow body) waits real time instead of forever.
+SCHEDULE_CLOCK = pytest.mark.freeze_time(ignore=["asyncio"])
 
 
 @pytest.fixture
@@ -280,6 +284,20 @@ async def _long_sessions(hass: HomeAssistant, qbittorrent: QBittorrentInstance) 
     )
 
 
+def _list_files_late(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make qBittorrent's file list of each torrent empty the first time it is asked for (as under load)."""
+    real = QBittorrentClient.async_files
+    asked: set[str] = set()
+
+    async def listed_late(client: QBittorrentClient, info_hash: str) -> list[dict[str, Any]]:
+        if info_hash not in asked:
+            asked.add(info_hash)
+            return []
+        return await real(client, info_hash)
+
+    monkeypatch.setattr(QBittorrentClient, "async_files", listed_late)
+
+
 def _searches(knaben_server: KnabenServer) -> dict[str, int]:
     """How many searches Knaben received, by query (Knaben is asked the title alone, even for episodes)."""
     counts: dict[str, int] = {}
@@ -288,6 +306,8 @@ def _searches(knaben_server: KnabenServer) -> dict[str, int]:
     return counts
 
 
+@SCHEDULE_CLOCK
+@pytest.mark.parametrize("files_listed_late", [False, True])
 async def test_followed_shows_are_searched_every_six_hours_whatever_is_missing(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
@@ -295,12 +315,17 @@ async def test_followed_shows_are_searched_every_six_hours_whatever_is_missing(
     tmdb_server: TMDBServer,
     qbittorrent: QBittorrentInstance,
     freezer: FrozenDateTimeFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    files_listed_late: bool,
 ) -> None:
     """Three followed shows with twelve aired episodes nobody has: one check each per 6 hours, not a storm.
 
     Each check searches at most MAX_SHOW_SEARCHES episodes, and the next starts where it stopped, so the
-    twelfth episode gets its turn too.
+    twelfth episode gets its turn too. A loaded qBittorrent lists a new .torrent's files a moment after the
+    add: the add then waits for them on the loop's clock, not the frozen one.
     """
+    if files_listed_late:
+        _list_files_late(monkeypatch)
     await _long_sessions(hass, qbittorrent)
     today = dt_util.utcnow().date()
     season = [today - timedelta(days=7 * (12 - week)) for week in range(12)] + [today + timedelta(days=7)]
@@ -333,6 +358,7 @@ async def test_followed_shows_are_searched_every_six_hours_whatever_is_missing(
     assert episode_12.info_hash in await torrents_in_qbittorrent(hass, qbittorrent)
 
 
+@SCHEDULE_CLOCK
 async def test_a_wanted_title_is_searched_on_its_back_off(
     hass: HomeAssistant,
     setup_integration: MockConfigEntry,
