@@ -374,6 +374,15 @@ class TorrentTracker:
         """
         return bool(self.active - self.queued - set(stuck))
 
+    def finishing_in(self, stuck: Collection[str]) -> int | None:
+        """Seconds until the first torrent in progress is due to finish (qBittorrent's ETA), or None."""
+        etas = [
+            eta
+            for info_hash in self.active - self.queued - set(stuck)
+            if isinstance(eta := self.torrents[info_hash].get("eta"), int) and 0 <= eta < ETA_INFINITE
+        ]
+        return min(etas, default=None)
+
     def _forget(self, info_hash: str) -> None:
         self.torrents.pop(info_hash, None)
         self.progressed_at.pop(info_hash, None)
