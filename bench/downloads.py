@@ -385,7 +385,8 @@ async def bench_completion(base: Path, runs: int, size: int, rate: int, rest: fl
                 print(
                     f"  download {run + 1}: took {durations[-1]} s; "
                     f"told {delays[-1]:.1f} s after completion_on; "
-                    f"{download_polls[-1]} polls from the add ({time.monotonic() - started:.1f} s)"
+                    f"{download_polls[-1]} polls from the add, at "
+                    f"{', '.join(f'{at - started:.1f}' for at in polls[polls_before:])} s"
                 )
             await asyncio.sleep(START_WINDOW + DEFAULT_SCAN_INTERVAL)  # past the fast polling of the last add
             resting_from = len(polls)
