@@ -64,8 +64,8 @@ if TYPE_CHECKING:
 # qBittorrent 4.x rebuilds its whole torrent list even to answer with a small delta (bench/downloads.py: about
 # 0.3 s of its CPU per poll at 5,000 torrents), so a poll may take at most 1/20 of the interval.
 POLL_TIME_SHARE: Final = 20
-# A download due to finish (qBittorrent's ETA, an average that runs long while the speed rises) is polled
-# for at half its ETA, again and again, but never sooner than this after the last poll.
+# A download due to finish (`TorrentTracker.finishing_in`: estimates that run long while the speed rises) is
+# polled for at half that time, again at each poll, but never sooner than this after the last poll.
 FINISH_POLL_MIN: Final = 1.0  # seconds
 # How long a download of ours just added or started keeps the polling fast without showing progress.
 START_WINDOW: Final = 30.0  # seconds
