@@ -16,14 +16,21 @@ Reported:
   without a second call;
 - how many times the memory Store is written during 100 quick turns, and after the save delay.
 
+With `--picks`, only the local commands' wall time to the spoken answer, each pick a new torrent (removed
+again between turns, untimed): "Find torrents for Sintel", "Download the 2nd one" (a magnet no peer has) and
+"Download the 1st one" of a result that is a .torrent link; with where each turn's wall time goes (the
+.torrent fetch and decoding, each qBittorrent call, the wait for the file list, the rest).
+
     python bench/agent.py                 # 50 repetitions of each flow
     python bench/agent.py --repeat 10
+    python bench/agent.py --picks --repeat 20
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import cProfile
 import json
 from pathlib import Path
@@ -46,6 +53,7 @@ from pytest_homeassistant_custom_component.common import (  # noqa: E402
     async_test_home_assistant,
 )
 
+from custom_components.agent_media.clients.qbittorrent import QBittorrentClient  # noqa: E402
 from custom_components.agent_media.const import (  # noqa: E402
     CONF_KNABEN_URL,
     CONF_LLM_API_KEY,
@@ -60,6 +68,7 @@ from custom_components.agent_media.const import (  # noqa: E402
     DOMAIN,
     storage_key,
 )
+from custom_components.agent_media.operations import adding  # noqa: E402
 from custom_components.agent_media.requester import SYSTEM_KEY  # noqa: E402
 from homeassistant import loader  # noqa: E402
 from homeassistant.components import conversation  # noqa: E402
@@ -70,6 +79,7 @@ from tests.rig.knaben_server import KnabenServer  # noqa: E402
 from tests.rig.llm_server import ScriptedLLMServer  # noqa: E402
 from tests.rig.qbittorrent import close_instance, start_instance  # noqa: E402
 from tests.rig.tmdb_server import TMDBServer  # noqa: E402
+from tests.rig.torrents import make_local_torrent  # noqa: E402
 
 OWN_CODE = str(ROOT / "custom_components" / "agent_media")
 
@@ -94,9 +104,14 @@ async def serve() -> None:
     async def last(_request: web.Request) -> web.Response:
         return web.json_response(llm.requests[-1] if llm.requests else {})
 
+    async def torrent(request: web.Request) -> web.Response:
+        """Serve the .torrent in the body from Knaben's host; answer with its link."""
+        return web.json_response({"link": knaben.serve_torrent(request.query["hash"], await request.read())})
+
     control = web.Application()
     control.router.add_post("/queue", queue)
     control.router.add_get("/last", last)
+    control.router.add_post("/torrent", torrent)
     runner = web.AppRunner(control, access_log=None)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -142,6 +157,14 @@ class Rig:
         async with self.session.get(f"{self.urls['control']}/last") as response:
             result: dict[str, Any] = await response.json()
             return result
+
+    async def serve_torrent(self, info_hash: str, data: bytes) -> str:
+        async with self.session.post(
+            f"{self.urls['control']}/torrent", params={"hash": info_hash}, data=data
+        ) as response:
+            response.raise_for_status()
+            link: str = (await response.json())["link"]
+            return link
 
     async def close(self) -> None:
         await self.session.close()
@@ -293,6 +316,105 @@ async def local_turns(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry, rep
     print(f"download_media by the model, answered in one call: {timings(one_call)}")
 
 
+class Breakdown:
+    """Wall time per turn spent in named steps of an add (a step inside another is counted in both)."""
+
+    STEPS = (
+        (adding, "async_fetch_torrent_link", "fetch .torrent"),
+        (adding, "async_read_torrent", "decode .torrent"),
+        (adding, "_async_wait_for_files", "file list (qBittorrent calls and waits)"),
+        *(
+            (QBittorrentClient, name, f"qBittorrent {name.removeprefix('async_')}")
+            for name in ("async_add_magnet", "async_add_torrent_file", "async_torrents", "async_files")
+        ),
+        (QBittorrentClient, "async_resume", "qBittorrent resume"),
+    )
+
+    def __init__(self) -> None:
+        self.turns: dict[str, list[dict[str, float]]] = {}
+        self._current: dict[str, float] = {}
+
+    def patches(self) -> list[Any]:
+        return [
+            patch.object(owner, name, self._timed(getattr(owner, name), label))
+            for owner, name, label in self.STEPS
+        ]
+
+    def _timed(self, function: Any, label: str) -> Any:
+        async def timed(*args: Any, **kwargs: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return await function(*args, **kwargs)
+            finally:
+                elapsed = (time.perf_counter() - started) * 1000
+                self._current[label] = self._current.get(label, 0.0) + elapsed
+
+        return timed
+
+    def start(self) -> None:
+        self._current = {}
+
+    def stop(self, turn: str, wall_ms: float) -> None:
+        steps = self._current
+        steps["rest"] = wall_ms - sum(
+            ms for step, ms in steps.items() if not step.startswith("qBittorrent files")
+        )
+        self.turns.setdefault(turn, []).append(steps)
+
+    def report(self, turn: str) -> None:
+        turns = self.turns.get(turn, [])
+        steps = dict.fromkeys(step for steps in turns for step in steps)
+        parts = [f"{step} {statistics.median(t.get(step, 0.0) for t in turns):.1f}" for step in steps]
+        print(f"  where it goes (median ms per turn): {'; '.join(parts) or 'no add'}")
+
+
+async def local_picks(
+    hass: HomeAssistant, rig: Rig, entry: MockConfigEntry, qbittorrent: Any, tmp: Path, *, repeat: int
+) -> None:
+    """Local sentences on: wall time to the spoken answer of a search, a magnet pick and a .torrent pick."""
+    hass.config_entries.async_update_entry(entry, options={**entry.options, CONF_LOCAL_SENTENCES: True})
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    memory = entry.runtime_data.memory
+    api = await hass.async_add_executor_job(qbittorrent.api)
+    meters = {"search": TurnMeter(), "magnet pick": TurnMeter(), ".torrent pick": TurnMeter()}
+    breakdown = Breakdown()
+
+    async def timed(label: str, message: str) -> None:
+        breakdown.start()
+        await meters[label].measure(hass, message, profile=False, conversation_id="bench-picks")
+        breakdown.stop(label, meters[label].wall_ms[-1])
+
+    async def forget_downloads() -> None:  # untimed: every pick adds a torrent qBittorrent does not have
+        hashes = list(memory.downloads.records())
+        for info_hash in hashes:
+            memory.downloads.pop(info_hash)
+        await hass.async_add_executor_job(
+            lambda: api.torrents_delete(delete_files=True, torrent_hashes=hashes or None)
+        )
+
+    with contextlib.ExitStack() as stack:
+        for patcher in breakdown.patches():
+            stack.enter_context(patcher)
+        for round_number in range(2 + repeat):
+            if round_number == 2:  # warmed up
+                meters = {label: TurnMeter() for label in meters}
+                breakdown.turns = {}
+            await timed("search", "Find torrents for Sintel")
+            await timed("magnet pick", "Download the 2nd one")
+            await forget_downloads()
+            name = f"Sintel.2010.720p.WEBRip.x264-PICK{round_number:03d}"
+            torrent = make_local_torrent(tmp / "picks", name)
+            link = await rig.serve_torrent(torrent.info_hash, torrent.torrent_bytes)
+            link_id = entry.runtime_data.operations.collaborators.links.remember(link)
+            result = {"title": torrent.name, "size": 256 * 1024, "seeders": 12, "link_id": link_id}
+            memory.working.store_search(SYSTEM_KEY, "Sintel", [result], None, "bench-picks")
+            await timed(".torrent pick", "Download the 1st one")
+            await forget_downloads()
+    for label, meter in meters.items():
+        print(f"{label}: {timings(meter)}")
+        breakdown.report(label)
+
+
 async def store_writes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
     """Count the memory Store's writes during 100 quick turns, then after the save delay."""
     key = storage_key(entry.entry_id)
@@ -319,7 +441,7 @@ async def store_writes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
         )
 
 
-async def run(repeat: int) -> None:
+async def run(repeat: int, *, picks: bool) -> None:
     rig = await Rig.start()
     with tempfile.TemporaryDirectory() as tmp:
         qbittorrent = await start_instance(Path(tmp))
@@ -348,6 +470,11 @@ async def run(repeat: int) -> None:
                 )
                 entry.add_to_hass(hass)
                 assert await hass.config_entries.async_setup(entry.entry_id)
+                if picks:
+                    await local_picks(hass, rig, entry, qbittorrent, Path(tmp), repeat=repeat)
+                    assert await hass.config_entries.async_unload(entry.entry_id)
+                    await hass.async_stop()
+                    return
 
                 flow_1, flow_3 = TurnMeter(), TurnMeter()
                 warm_up, profiled = 2, max(5, repeat // 5)
@@ -389,12 +516,15 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repeat", type=int, default=50, help="repetitions of each flow (default 50)")
+    parser.add_argument(
+        "--picks", action="store_true", help="only the local commands' wall time, broken down"
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         asyncio.run(serve())
     else:
-        asyncio.run(run(args.repeat))
+        asyncio.run(run(args.repeat, picks=args.picks))
 
 
 if __name__ == "__main__":

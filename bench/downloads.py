@@ -16,6 +16,14 @@ counts in 10 ms ticks, hence the averaging), and wall time.
     python bench/downloads.py                    # 1,000 and 5,000 torrents, 10 polls each, 5 s apart
     python bench/downloads.py --sizes 200 --polls 3 --interval 1
     python bench/downloads.py --stalled 50        # polls and qBittorrent CPU per hour, before and after
+    python bench/downloads.py --completion 5      # how soon a completion is told, and the polls at rest
+
+With `--completion N`, a real Home Assistant (the test harness's, in this process) runs Agent Media's
+coordinator against the rig's qbittorrent-nox, and a second one seeds, its upload limited (`--rate`) so that
+each of N downloads (`--size`) takes some seconds. Each is added through Agent Media (its safety check
+included); reported: the seconds from qBittorrent's own `completion_on` (whole seconds, so up to 1 s more)
+to the `agent_media_download_completed` event, the polls during each download, and the polls of
+`sync/maindata` over `--rest` seconds with nothing in progress.
 """
 
 from __future__ import annotations
@@ -32,21 +40,38 @@ import statistics
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from pytest_homeassistant_custom_component.common import MockConfigEntry, async_test_home_assistant
 import qbittorrentapi
 import requests
+
+from homeassistant import loader
+from homeassistant.setup import async_setup_component
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
 from custom_components.agent_media.const import (
+    CONF_KNABEN_URL,
+    CONF_QBITTORRENT_PASSWORD,
+    CONF_QBITTORRENT_URL,
+    CONF_QBITTORRENT_USERNAME,
+    CONF_TMDB_API_KEY,
+    CONF_TMDB_URL,
     DEFAULT_SCAN_INTERVAL,
+    DOMAIN,
+    EVENT_DOWNLOAD_COMPLETED,
     IDLE_SCAN_INTERVAL,
     MAX_DOWNLOAD_ENTITIES,
 )
+from custom_components.agent_media.coordinator import START_WINDOW
 from custom_components.agent_media.torrents import TorrentTracker
 from tests.rig.qbittorrent import QBittorrentInstance, close_instance, start_instance
+from tests.rig.torrents import make_local_torrent
+
+if TYPE_CHECKING:
+    from homeassistant.core import Event
 
 ADD_BATCH = 250
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -274,6 +299,112 @@ def report(results: dict[int, dict[str, dict[str, float]]]) -> None:
         )
 
 
+async def _until(what: str, seconds: float, check: Any) -> Any:
+    """Return `check()` once truthy, looking every 0.1 s for at most `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not (found := await check()):
+        if time.monotonic() > deadline:
+            raise SystemExit(f"{what}: not within {seconds:.0f} s")
+        await asyncio.sleep(0.1)
+    return found
+
+
+async def bench_completion(base: Path, runs: int, size: int, rate: int, rest: float) -> None:
+    """Completions told by Agent Media in a real Home Assistant, against qBittorrent's `completion_on`."""
+    ours = await start_instance(base / "ours")
+    seeder = await start_instance(base / "seeder")
+    try:
+        ours_api, seeder_api = ours.api(), seeder.api()
+        await asyncio.to_thread(seeder_api.app_set_preferences, {"up_limit": rate, "limit_lan_peers": True})
+        print(
+            f"qBittorrent {await asyncio.to_thread(ours_api.app_version)}; {runs} downloads of {size:,} bytes"
+        )
+        polls: list[float] = []
+        original = QBittorrentClient.async_sync_maindata
+
+        async def counting(client: QBittorrentClient, rid: int = 0) -> dict[str, Any]:
+            polls.append(time.monotonic())
+            return await original(client, rid)
+
+        QBittorrentClient.async_sync_maindata = counting  # type: ignore[method-assign]
+        told: dict[str, float] = {}
+        async with async_test_home_assistant(config_dir=str(base)) as hass:
+            hass.data.pop(loader.DATA_CUSTOM_COMPONENTS)
+            assert await async_setup_component(hass, "homeassistant", {})
+            entry = MockConfigEntry(
+                domain=DOMAIN,
+                title="Agent Media",
+                data={
+                    CONF_QBITTORRENT_URL: ours.url,
+                    CONF_QBITTORRENT_USERNAME: ours.username,
+                    CONF_QBITTORRENT_PASSWORD: ours.password,
+                    CONF_TMDB_API_KEY: "not used",
+                },
+                options={CONF_KNABEN_URL: "http://127.0.0.1:9/v1", CONF_TMDB_URL: "http://127.0.0.1:9/3"},
+            )
+            entry.add_to_hass(hass)
+            assert await hass.config_entries.async_setup(entry.entry_id)
+            await hass.async_block_till_done()
+
+            def on_completed(event: Event) -> None:
+                told[event.data["hash"]] = time.time()
+
+            hass.bus.async_listen(EVENT_DOWNLOAD_COMPLETED, on_completed)
+            delays, download_polls, durations = [], [], []
+            for run in range(runs):
+                torrent = make_local_torrent(base / "seeded", f"Pioneer.One.S01E{run + 1:02d}.mkv", size=size)
+                await asyncio.to_thread(
+                    seeder_api.torrents_add,
+                    torrent_files={"x.torrent": torrent.torrent_bytes},
+                    save_path=str(base / "seeded"),
+                )
+
+                async def seeding(info_hash: str = torrent.info_hash) -> bool:
+                    found = await asyncio.to_thread(seeder_api.torrents_info, torrent_hashes=info_hash)
+                    return bool(found) and found[0]["progress"] == 1 and "checking" not in found[0]["state"]
+
+                await _until("seeding", 60, seeding)
+                started, polls_before = time.monotonic(), len(polls)
+                await entry.runtime_data.operations.adder.async_add(
+                    torrent_file=torrent.torrent_bytes, save_path=str(base / "incoming")
+                )
+                await asyncio.to_thread(
+                    ours_api.torrents_add_peers,
+                    torrent_hashes=torrent.info_hash,
+                    peers=f"127.0.0.1:{seeder.bt_port}",
+                )
+
+                async def completion_told(info_hash: str = torrent.info_hash) -> bool:
+                    return info_hash in told
+
+                await _until("the completion told", 300, completion_told)
+                info = (await asyncio.to_thread(ours_api.torrents_info, torrent_hashes=torrent.info_hash))[0]
+                delays.append(told[torrent.info_hash] - info["completion_on"])
+                durations.append(info["completion_on"] - info["added_on"])
+                download_polls.append(len(polls) - polls_before)
+                print(
+                    f"  download {run + 1}: took {durations[-1]} s; "
+                    f"told {delays[-1]:.1f} s after completion_on; "
+                    f"{download_polls[-1]} polls from the add, at "
+                    f"{', '.join(f'{at - started:.1f}' for at in polls[polls_before:])} s"
+                )
+            await asyncio.sleep(START_WINDOW + DEFAULT_SCAN_INTERVAL)  # past the fast polling of the last add
+            resting_from = len(polls)
+            await asyncio.sleep(rest)
+            at_rest = len(polls) - resting_from
+            assert await hass.config_entries.async_unload(entry.entry_id)
+            await hass.async_stop()
+        print(
+            f"told after completion_on: median {statistics.median(delays):.1f} s, max {max(delays):.1f} s; "
+            f"polls per download median {statistics.median(download_polls)}; "
+            f"polls at rest: {at_rest} in {rest:.0f} s"
+        )
+    finally:
+        for instance in (ours, seeder):
+            with contextlib.suppress(Exception):
+                await close_instance(instance)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -285,8 +416,16 @@ async def main() -> None:
     parser.add_argument("--stalled", type=int, metavar="N", help="instead: N magnets that never get metadata")
     parser.add_argument("--window", type=float, default=300.0, help="seconds measured per way (--stalled)")
     parser.add_argument("--stalled-timeout", type=float, default=20.0, help="no-progress clock (--stalled)")
+    parser.add_argument("--completion", type=int, metavar="N", help="instead: N downloads, completion told")
+    parser.add_argument("--size", type=int, default=8 * 1024 * 1024, help="bytes per download (--completion)")
+    parser.add_argument("--rate", type=int, default=1024 * 1024, help="seeder's bytes/s (--completion)")
+    parser.add_argument("--rest", type=float, default=300.0, help="seconds at rest counted (--completion)")
     args = parser.parse_args()
 
+    if args.completion:
+        with tempfile.TemporaryDirectory(prefix="agent-media-bench-") as base:
+            await bench_completion(Path(base), args.completion, args.size, args.rate, args.rest)
+        return
     with tempfile.TemporaryDirectory(prefix="agent-media-bench-") as base:
         instance = await start_instance(Path(base))
         try:

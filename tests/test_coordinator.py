@@ -370,3 +370,31 @@ def test_the_clock_restarts_when_a_torrent_starts_again(waiting: str) -> None:
     tracker.apply(snapshot(3, {HASH_A: torrent(state=waiting, dlspeed=0)}), now=1040.0)
     tracker.apply(snapshot(4, {HASH_A: torrent(state="stalledDL", dlspeed=0)}), now=2000.0)
     assert tracker.stuck(30, now=2001.0) == set()
+
+
+def test_the_next_finish_is_the_soonest_estimate_of_a_torrent_in_progress() -> None:
+    """The coordinator polls then; queued, paused, stuck or finished ones and "no estimate" do not count."""
+    tracker = TorrentTracker()
+    tracker.apply(
+        snapshot(
+            1,
+            {
+                HASH_A: torrent(eta=40, dlspeed=0),
+                HASH_B: torrent(state="queuedDL", eta=3, dlspeed=0),
+                HASH_C: torrent(state="pausedDL", eta=2, dlspeed=0),
+            },
+        ),
+        now=100.0,
+    )
+    assert tracker.finishing_in(stuck=()) == 40
+    assert tracker.finishing_in(stuck={HASH_A}) is None
+
+    tracker.apply({"rid": 2, "torrents": {HASH_A: {"eta": 8_640_000}, HASH_B: {"state": "downloading"}}})
+    assert tracker.finishing_in(stuck=()) == 3
+
+    # qBittorrent's ETA averages since the start; the data left at today's speed may say sooner.
+    tracker.apply({"rid": 3, "torrents": {HASH_B: {"eta": 30, "dlspeed": 1024, "amount_left": 2048}}})
+    assert tracker.finishing_in(stuck=()) == 2
+
+    tracker.apply({"rid": 4, "torrents": {HASH_B: seeding()}})
+    assert tracker.finishing_in(stuck=()) is None

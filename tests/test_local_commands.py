@@ -187,3 +187,18 @@ async def test_the_4k_one_answers_the_pending_question(
     assert speech(added).startswith("Added ")
     assert uhd["info_hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
     assert llm_server.requests == []
+
+
+async def test_a_refusal_found_after_the_answer_is_told_first_at_the_next_turn(
+    hass: HomeAssistant, local_entry: MockConfigEntry, llm_server: ScriptedLLMServer
+) -> None:
+    """A magnet is answered at once and checked when its file list comes: a refusal then is told next turn."""
+    local_entry.runtime_data.memory.journal.add_event(
+        "download_refused",
+        {"name": "Night.of.the.Living.Dead.1968", "hash": "0" * 40, "dangerous_files": ["setup.bat"]},
+    )
+    answer = speech(await ask(hass, local_entry, "Find torrents for Sintel"))
+    refused = "Night.of.the.Living.Dead.1968 was refused and removed: it held programs or scripts."
+    assert answer.startswith(f"Here's what's new: {refused}")
+    assert "Here are the torrents for Sintel" in answer
+    assert llm_server.requests == []

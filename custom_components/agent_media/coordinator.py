@@ -64,6 +64,9 @@ if TYPE_CHECKING:
 # qBittorrent 4.x rebuilds its whole torrent list even to answer with a small delta (bench/downloads.py: about
 # 0.3 s of its CPU per poll at 5,000 torrents), so a poll may take at most 1/20 of the interval.
 POLL_TIME_SHARE: Final = 20
+# A download due to finish (`TorrentTracker.finishing_in`: estimates that run long while the speed rises) is
+# polled for at half that time, again at each poll, but never sooner than this after the last poll.
+FINISH_POLL_MIN: Final = 1.0  # seconds
 # How long a download of ours just added or started keeps the polling fast without showing progress.
 START_WINDOW: Final = 30.0  # seconds
 REASON_NO_METADATA: Final = "no_metadata"
@@ -212,10 +215,12 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         )
         self._agent_hashes = self._memory.downloads.hashes()  # what the lifecycle finished is no longer ours
         if self._is_busy(stuck, now):
-            self._interval = min(
-                max(self._busy_interval, timedelta(seconds=(now - started) * POLL_TIME_SHARE)),
-                self._idle_interval,
-            )
+            poll_share = timedelta(seconds=(now - started) * POLL_TIME_SHARE)
+            self._interval = min(max(self._busy_interval, poll_share), self._idle_interval)
+            if (finishing := self._tracker.finishing_in(stuck)) is not None:
+                # Tell a completion when it happens, not up to a whole interval later.
+                due = timedelta(seconds=max(finishing / 2, FINISH_POLL_MIN))
+                self._interval = min(self._interval, max(due, poll_share))
         else:
             self._interval = self._idle_interval
         self.update_interval = self._interval if self._watched else None

@@ -74,7 +74,7 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         prompt_text="refused (dangerous files), removed",
         sentence_key="event_refused",
         bus_event=None,  # the add was refused: no download to tell automations about
-        told_first=False,
+        told_first=True,  # a magnet's refusal comes after the answer that said it was added
     ),
     NewsKind.WANTED_ADDED: NewsTelling(
         prompt_text="was wanted; a release came out and is now downloading",

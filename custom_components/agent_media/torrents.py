@@ -374,6 +374,24 @@ class TorrentTracker:
         """
         return bool(self.active - self.queued - set(stuck))
 
+    def finishing_in(self, stuck: Collection[str]) -> float | None:
+        """Seconds until the first torrent in progress is due to finish, or None when none has an estimate.
+
+        qBittorrent's ETA averages the speed since the start, so it runs long after a slow start: the data
+        left at the present speed counts too, whichever is sooner.
+        """
+        soonest: float | None = None
+        for info_hash in self.active - self.queued - set(stuck):
+            torrent = self.torrents[info_hash]
+            estimates = (
+                [float(eta)] if isinstance(eta := torrent.get("eta"), int) and 0 <= eta < ETA_INFINITE else []
+            )
+            if (speed := numeric(torrent.get("dlspeed"))) > 0 and has_metadata(torrent):
+                estimates.append(numeric(torrent.get("amount_left")) / speed)
+            if estimates and (soonest is None or min(estimates) < soonest):
+                soonest = min(estimates)
+        return soonest
+
     def _forget(self, info_hash: str) -> None:
         self.torrents.pop(info_hash, None)
         self.progressed_at.pop(info_hash, None)

@@ -9,13 +9,15 @@ then decoded once in the executor within the limits of `read_torrent_file`; that
 safety check, the duplicate check and the add. The link may hold an indexer's API key: it is never logged
 nor put in an error.
 
-Safety before download: a .torrent is added paused, so its file list is there at once. A magnet is added
-with qBittorrent's stop condition "metadata received": it fetches the file list and stops before any data
-(a paused magnet would never fetch it). The turn waits for the list only briefly (`METADATA_WAIT`); a
-torrent holding programs, scripts or shortcuts is removed and refused (`DangerousTorrentError`), a clean
-one is started. When a magnet's metadata is slower, the download is recorded as waiting and a background
-task finishes the check when the list arrives; until then (and if Home Assistant restarts meanwhile) the
-torrent stays stopped by its stop condition, so nothing unchecked ever downloads.
+Safety before download: a .torrent is added paused, so qBittorrent lists its files a moment later (looked
+at quickly, then less often, for at most `FILE_LIST_WAIT`). A magnet is added with qBittorrent's stop
+condition "metadata received": it fetches the file list and stops before any data (a paused magnet would
+never fetch it). The turn does not wait for a magnet's metadata: unless qBittorrent already has its file
+list, the download is recorded as waiting and a background task finishes the check when the list arrives,
+so the answer comes at once. A torrent holding programs, scripts or shortcuts is removed and refused
+(`DangerousTorrentError` in the turn; from the background, news told at the next turn), a clean one is
+started. Until then (and if Home Assistant restarts meanwhile) the torrent stays stopped (paused, or by its
+stop condition), so nothing unchecked ever downloads.
 """
 
 from __future__ import annotations
@@ -64,8 +66,8 @@ MAX_TORRENT_LINK_REDIRECTS: Final = 5
 SAFETY_CHECKED: Final = "checked"
 SAFETY_WAITING: Final = "waiting_for_metadata"
 FILE_LIST_WAIT: Final = 5.0  # seconds; a .torrent's files are listed as soon as qBittorrent has it
-METADATA_WAIT: Final = 2.0  # seconds a turn waits for a magnet's metadata before checking in the background
-FILE_LIST_POLL: Final = 0.2
+FILE_LIST_FIRST_POLL: Final = 0.01  # seconds; qBittorrent lists a torrent it accepted within milliseconds
+FILE_LIST_POLL: Final = 0.2  # seconds between looks, at most (in the turn), and the background's first
 METADATA_WATCH: Final = 6 * 3600.0  # seconds the background check waits for metadata, at most
 METADATA_WATCH_MAX_POLL: Final = 60.0
 
@@ -153,7 +155,7 @@ async def _async_add_checked(
         added = await qbittorrent.async_add_magnet(
             link, save_path=save_path, tags=(TORRENT_TAG,), stop_at_metadata=True
         )
-        wait = METADATA_WAIT
+        wait = 0.0  # one look: a magnet qBittorrent already has may have its files; else checked later
     else:
         raise ValueError("give a magnet, a torrent_file or a url")
     if existing is not None and not is_tagged_ours(existing):
@@ -182,8 +184,9 @@ async def _async_existing(
 async def _async_wait_for_files(
     qbittorrent: QBittorrentClient, info_hash: str, wait: float
 ) -> list[dict[str, Any]] | None:
-    """Poll the file list for up to `wait` seconds; None while the metadata has not arrived."""
+    """Poll the file list for up to `wait` seconds, soon then less often; None while it is not there."""
     deadline = time.monotonic() + wait
+    delay = FILE_LIST_FIRST_POLL
     while True:
         try:
             if files := await qbittorrent.async_files(info_hash):
@@ -192,7 +195,8 @@ async def _async_wait_for_files(
             pass  # not listed yet: qBittorrent adds torrents asynchronously
         if time.monotonic() >= deadline:
             return None
-        await asyncio.sleep(FILE_LIST_POLL)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, FILE_LIST_POLL)
 
 
 async def _async_check_and_start(
@@ -297,7 +301,7 @@ class DownloadAdder(OperationsPart):
         """
         memory, qbittorrent = self.memory, self.collaborators.qbittorrent
         deadline = time.monotonic() + METADATA_WATCH
-        delay = FILE_LIST_POLL * 5
+        delay = FILE_LIST_POLL
         while time.monotonic() < deadline:
             await asyncio.sleep(delay)
             delay = min(delay * 2, METADATA_WATCH_MAX_POLL)
