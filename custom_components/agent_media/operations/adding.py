@@ -70,6 +70,10 @@ FILE_LIST_FIRST_POLL: Final = 0.01  # seconds; qBittorrent lists a torrent it ac
 FILE_LIST_POLL: Final = 0.2  # seconds between looks, at most (in the turn), and the background's first
 METADATA_WATCH: Final = 6 * 3600.0  # seconds the background check waits for metadata, at most
 METADATA_WATCH_MAX_POLL: Final = 60.0
+# While someone may be waiting for it (the first minutes), a magnet is looked at every 2 s at most: its
+# metadata often comes after some seconds, and the download should start then, not a minute later.
+METADATA_WATCH_EARLY: Final = 300.0  # seconds
+METADATA_WATCH_EARLY_POLL: Final = 2.0  # seconds
 
 
 def _is_http_link(link: str) -> bool:
@@ -295,16 +299,19 @@ class DownloadAdder(OperationsPart):
     async def async_finish_safety_check(self, added: AddedTorrent) -> None:
         """Wait in the background for a magnet's metadata, then start it or refuse it (told at the next turn).
 
-        Polls less and less often, and gives up after `METADATA_WATCH`: the torrent then stays stopped by its
-        stop condition. Ends early when the download is no longer recorded (removed or finished meanwhile).
-        Started, it is announced inside the entry like a new download, so its progress is followed at once.
+        Polls less and less often (every 2 s at most in the first minutes), and gives up after
+        `METADATA_WATCH`: the torrent then stays stopped by its stop condition. Ends early when the download
+        is no longer recorded (removed or finished meanwhile). Started, it is announced inside the entry like
+        a new download, so its progress is followed at once.
         """
         memory, qbittorrent = self.memory, self.collaborators.qbittorrent
-        deadline = time.monotonic() + METADATA_WATCH
+        started = time.monotonic()
+        deadline = started + METADATA_WATCH
         delay = FILE_LIST_POLL
         while time.monotonic() < deadline:
             await asyncio.sleep(delay)
-            delay = min(delay * 2, METADATA_WATCH_MAX_POLL)
+            early = time.monotonic() - started < METADATA_WATCH_EARLY
+            delay = min(delay * 2, METADATA_WATCH_EARLY_POLL if early else METADATA_WATCH_MAX_POLL)
             if memory.downloads.get(added.info_hash) is None:
                 return
             try:
