@@ -21,13 +21,13 @@ import time
 from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import callback
-from homeassistant.helpers.dispatcher import async_dispatcher_connect, async_dispatcher_send
+from homeassistant.helpers.dispatcher import async_dispatcher_connect
 
 from .announce import async_announce
-from .const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SIGNAL_DOWNLOAD_ADDED, SIGNAL_DOWNLOAD_EVENT
+from .const import DOMAIN, LOGGER
 from .coordinator import SIGNAL_DOWNLOADS_CHANGED
 from .library import async_organize_completed, is_organizable
-from .news import NewsKind, added_payload, async_tell, completion_payload
+from .news import NewsKind, async_tell, completion_payload
 from .replacement import StalledReplacer
 from .torrents import download_label
 
@@ -87,9 +87,6 @@ class DownloadLifecycle:
             async_dispatcher_connect(
                 self.hass, SIGNAL_DOWNLOADS_CHANGED.format(self.entry_id), self._async_react
             ),
-            async_dispatcher_connect(
-                self.hass, SIGNAL_DOWNLOAD_ADDED.format(self.entry_id), self._async_download_added
-            ),
         ]
         self._async_react(self._coordinator.async_watch())
 
@@ -108,18 +105,6 @@ class DownloadLifecycle:
             if info_hash not in self._adopted:
                 self._adopted.add(info_hash)
                 self._operations.adder.adopt_interrupted_add(info_hash, name)
-
-    @callback
-    def _async_download_added(self, info_hash: str) -> None:
-        """Show the add on the entry's event entity (the operations' adder fired the bus event)."""
-        info_hash = info_hash.lower()
-        if (record := self._memory.downloads.get(info_hash)) is not None:
-            async_dispatcher_send(
-                self.hass,
-                SIGNAL_DOWNLOAD_EVENT.format(self.entry_id),
-                EVENT_DOWNLOAD_ADDED,
-                added_payload(self.entry_id, info_hash, record),
-            )
 
     # --- completion ----------------------------------------------------------------------------------------
 

@@ -102,8 +102,16 @@ def async_tell(
     """Record news for the next turn; fire its bus event, if it has one, and send it to the entities."""
     journal.add_event(kind.value, payload)
     if (bus_event := NEWS[kind].bus_event) is not None:
-        hass.bus.async_fire(bus_event, payload)
-        async_dispatcher_send(hass, SIGNAL_DOWNLOAD_EVENT.format(entry_id), bus_event, payload)
+        async_fire_download_event(hass, entry_id, bus_event, payload)
+
+
+@callback
+def async_fire_download_event(
+    hass: HomeAssistant, entry_id: str, event: str, payload: dict[str, Any]
+) -> None:
+    """Fire a public download event for automations, and the same event to the entry's entities."""
+    hass.bus.async_fire(event, payload)
+    async_dispatcher_send(hass, SIGNAL_DOWNLOAD_EVENT.format(entry_id), event, payload)
 
 
 def completion_payload(

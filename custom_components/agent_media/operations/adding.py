@@ -46,7 +46,7 @@ from ..clients.qbittorrent import AddedTorrent
 from ..const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT, SIGNAL_DOWNLOAD_ADDED
 from ..errors import SAFETY_SERVICE, DangerousTorrentError
 from ..memory import download_record
-from ..news import NewsKind, added_payload, async_tell
+from ..news import NewsKind, added_payload, async_fire_download_event, async_tell
 from ..safety import dangerous_files
 from ..torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
 from ..untrusted import MAX_NAME, clip
@@ -267,7 +267,9 @@ class DownloadAdder(OperationsPart):
         self.memory.downloads.add(added.info_hash, record)
 
         entry_id = self.collaborators.entry_id
-        hass.bus.async_fire(EVENT_DOWNLOAD_ADDED, added_payload(entry_id, added.info_hash, record))
+        async_fire_download_event(
+            hass, entry_id, EVENT_DOWNLOAD_ADDED, added_payload(entry_id, added.info_hash, record)
+        )
         async_dispatcher_send(hass, SIGNAL_DOWNLOAD_ADDED.format(entry_id), added.info_hash)
         if safety == SAFETY_WAITING:
             self._start_safety_check(added)
