@@ -6,15 +6,19 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from custom_components.agent_media.clients.qbittorrent import AddedTorrent
 from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_ADDED,
     EVENT_DOWNLOAD_COMPLETED,
     SIGNAL_DOWNLOAD_EVENT,
 )
+from custom_components.agent_media.memory import download_record
+from custom_components.agent_media.operations.adding import SAFETY_CHECKED, SAFETY_WAITING
 from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers.dispatcher import async_dispatcher_send
 
-from .helpers import async_add_download
+from .helpers import async_add_download, wait_for_torrent, wait_until
+from .rig.torrents import make_local_torrent
 
 if TYPE_CHECKING:
     from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -60,6 +64,46 @@ async def test_added_download_fires_the_entity(
     # The coordinator polled at once: the download already has its entities. (Not waiting for background
     # tasks: downloads.py keeps watching for the magnet's metadata, for hours.)
     assert SYNTHETIC_HASH in setup_integration.runtime_data.coordinator.data.downloads
+
+
+async def test_a_magnet_started_by_its_safety_check_is_not_added_again(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, setup_integration: MockConfigEntry
+) -> None:
+    """The add fired "added"; the check that starts the magnet once its files are known does not."""
+    entry = setup_integration
+    # A magnet whose metadata came: stopped in qBittorrent with its file list, recorded as waiting.
+    torrent = make_local_torrent(
+        qbittorrent.downloads_dir, "Sintel.2010.720p", files={"Sintel.2010.720p.mkv": 128 * 1024}
+    )
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add(
+            torrent_files={"x.torrent": torrent.torrent_bytes},
+            save_path=str(qbittorrent.downloads_dir),
+            is_paused=True,
+            is_stopped=True,
+        )
+    )
+    await wait_for_torrent(hass, qbittorrent, torrent.info_hash)
+    memory = entry.runtime_data.memory
+    memory.downloads.add(
+        torrent.info_hash, download_record(torrent.name, source="service", safety=SAFETY_WAITING)
+    )
+    fired: list[str] = []
+    hass.bus.async_listen(EVENT_DOWNLOAD_ADDED, lambda event: fired.append(event.data["hash"]))
+
+    await entry.runtime_data.operations.adder.async_finish_safety_check(
+        AddedTorrent(info_hash=torrent.info_hash, name=torrent.name)
+    )
+
+    assert memory.downloads.records()[torrent.info_hash]["safety"] == SAFETY_CHECKED
+    # Started, and followed at once: the coordinator polled on the start.
+    await wait_until(
+        lambda: torrent.info_hash in entry.runtime_data.coordinator.data.downloads,
+        what="the started download followed",
+    )
+    await hass.async_block_till_done()
+    assert hass.states.get(EVENT_ENTITY).state == STATE_UNKNOWN
+    assert fired == []
 
 
 async def test_events_of_other_entries_are_ignored(
