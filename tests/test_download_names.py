@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN, IDLE_SCAN_INTERVAL
+from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
-from homeassistant.util import dt as dt_util
 
 from .helpers import last_results, wait_until
 from .rig.knaben_server import synthetic_hash
@@ -43,10 +41,14 @@ async def local_entry(
 
 
 async def downloads_device(hass: HomeAssistant, entry: MockConfigEntry, info_hash: str) -> dr.DeviceEntry:
-    """The download's device, once a poll has seen the torrent (a magnet's check may still be running)."""
+    """The download's device, once a poll has seen the torrent (a magnet's check may still be running).
 
-    def polled() -> dr.DeviceEntry | None:
-        async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
+    Polls by asking the coordinator, not by moving time: firing time far ahead also fires the time-outs of
+    the requests in flight, so a loop of such moves fails every poll of a slow (loaded) machine.
+    """
+
+    async def polled() -> dr.DeviceEntry | None:
+        await entry.runtime_data.coordinator.async_refresh()
         return download_device(hass, entry, info_hash)
 
     device = await wait_until(polled, what="the download's device")
