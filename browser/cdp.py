@@ -37,6 +37,13 @@ window.__visible = (node) => {
   const box = node.getBoundingClientRect();
   return box.width > 0 && box.height > 0;
 };
+// Whether `node` sits inside an element with this tag, across shadow roots.
+window.__inside = (node, tag) => {
+  for (let n = node; n; n = n.parentElement || n.getRootNode().host) {
+    if (n.tagName === tag) return true;
+  }
+  return false;
+};
 """
 
 

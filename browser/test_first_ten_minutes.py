@@ -168,13 +168,27 @@ class Page:
             timeout=timeout,
         )
 
-    async def click_button(self, text: str) -> None:
+    async def click_button(self, text: str, *, step: str | None = None, shot: str | None = None) -> None:
+        """Click an enabled button by its label; with `step`, only inside that onboarding step's element.
+
+        With `shot`, the page is saved as that screenshot once the button is there, before the click.
+
+        A step's button stays on screen, disabled, while the step saves: a click meant for the next step's
+        button of the same label would land on it (and do nothing) on a slow machine.
+        """
         label = json.dumps(text.upper())
         predicate = (
             "['HA-BUTTON', 'MWC-BUTTON', 'HA-PROGRESS-BUTTON'].includes(n.tagName)"
             f" && (n.innerText || '').trim().toUpperCase() === {label}"
+            " && !n.disabled && !n.hasAttribute('disabled')"
         )
-        await self.browser.click(*await self.center_of(predicate, f"the {text} button"))
+        if step is not None:
+            predicate += f" && __inside(n, {json.dumps(step.upper())})"
+        where = f" of {step}" if step is not None else ""
+        centre = await self.center_of(predicate, f"the {text} button{where}")
+        if shot is not None:
+            await self.shot(shot)
+        await self.browser.click(*centre)
 
     async def fill(self, name: str, value: str) -> None:
         predicate = f"n.tagName === 'INPUT' && n.name === {json.dumps(name)}"
@@ -211,17 +225,18 @@ async def onboard(page: Page, demo: Demo) -> None:
     await page.click_button("Create account")
     await wait_until_started(page, demo)
     await page.shot("onboarding-location")
-    await page.click_button("Next")
-    country = "n.getAttribute('role') === 'combobox' && n.innerText.startsWith('Country')"
+    await page.click_button("Next", step="onboarding-location")
+    country = (
+        "n.getAttribute('role') === 'combobox' && n.innerText.startsWith('Country')"
+        " && __inside(n, 'ONBOARDING-CORE-CONFIG')"
+    )
     await page.browser.click(*await page.center_of(country, "the country list"))
     option = "n.getAttribute('role') === 'option' && n.innerText.trim() === 'United States'"
     await page.browser.click(*await page.center_of(option, "United States"))
     await page.shot("onboarding-country")
-    await page.click_button("Next")
-    await page.shot("onboarding-analytics")
-    await page.click_button("Next")
-    await page.shot("onboarding-integrations")
-    await page.click_button("Finish")
+    await page.click_button("Next", step="onboarding-core-config")
+    await page.click_button("Next", step="onboarding-analytics", shot="onboarding-analytics")
+    await page.click_button("Finish", step="onboarding-integrations", shot="onboarding-integrations")
 
 
 async def open_assist(page: Page) -> None:
