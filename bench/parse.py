@@ -187,11 +187,13 @@ def fold(title: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text).split())
 
 
-def correct(field: str, got: dict[str, Any], expected: Any) -> bool:
+def correct(field: str, got: dict[str, Any], expected: Any, *, contain: bool = False) -> bool:
     if field == "title":
         return fold(got["title"]) == fold(expected)
     if field == "title~":
         return title_similarity(expected, got["title"]) >= TITLE_SIMILARITY_THRESHOLD
+    if field == "languages" and contain:
+        return set(expected) <= set(got[field])
     if field in {"hdr", "languages", "seasons", "episodes"}:
         return sorted(got[field]) == sorted(expected)
     return bool(got[field] == expected)
@@ -222,7 +224,7 @@ def score(
             if not is_labelled:
                 continue
             total += 1
-            if correct(field, got, expected):
+            if correct(field, got, expected, contain=bool(case["expected"].get(f"{field}_contain"))):
                 right += 1
             else:
                 shown = got["title"] if field == "title~" else got[field]

@@ -4,7 +4,8 @@ Run: python bench/sonarr_cases.py SONARR_CHECKOUT OUT.json
 SONARR_CHECKOUT is a checkout of Sonarr (github.com/Sonarr/Sonarr, GPL-3.0); the NUnit fixtures in
 src/NzbDrone.Core.Test/ParserTests are read as text, never built or run. Kept: single and multi-episode names
 (title, season, episodes), full-season packs (title, season), quality (source, and the resolution when the name
-writes one: Sonarr's quality otherwise guesses it), and audio languages. Sonarr writes a series' year into its
+writes one: Sonarr's quality otherwise guesses it), and audio languages (that the
+named ones are among those read, as Sonarr's test asserts). Sonarr writes a series' year into its
 title ("Series Title 2010"); that year becomes the year label. The output stays outside the repository.
 """
 
@@ -34,6 +35,10 @@ _QUALITY_METHOD_RE = re.compile(r"should_parse_(webdl|webrip|bluray|hdtv|dvd)(\d
 QUALITY_SOURCES = {"webdl": "web-dl", "webrip": "webrip", "bluray": "bluray", "hdtv": "hdtv", "dvd": "dvd"}
 # A resolution the name writes itself; without one Sonarr's quality guesses a height.
 _WRITTEN_RESOLUTION_RE = re.compile(r"(?<![a-z0-9])(?:\d{3,4}[pi]|\d{3,4}x\d{3,4}|4k|uhd|2160|1080|720)", re.I)
+# Sonarr's HDTV quality is also its guess for a name that names no source; only a name that says TV is labelled.
+_TV_WORD_RE = re.compile(r"(?<![a-z0-9])(?:[hps]d[ .-]?tv|tv|dsr|sat[ .-]?rip|dvb)", re.I)
+# Sonarr has no REMUX quality below 1080p: such a remux is labelled a remux, as the vocabulary has one.
+_REMUX_RE = re.compile(r"(?<![a-z0-9])remux(?![a-z0-9])", re.I)
 _LANGUAGE_METHOD_RE = re.compile(r"should_parse_language_([a-z_]+)$")
 _TRAILING_YEAR_RE = re.compile(r"^(.*\S)\s+\(?((?:19|20)\d{2})\)?$")
 
@@ -93,8 +98,11 @@ def main() -> None:  # noqa: C901 - one branch per fixture
             continue
         source = "remux" if match.group(3) else QUALITY_SOURCES[match.group(1)]
         for values in rows:
+            if source == "hdtv" and not _TV_WORD_RE.search(values[0]):
+                continue
+            named = "remux" if source == "bluray" and _REMUX_RE.search(values[0]) else source
             label = labels.setdefault(values[0], {})
-            label |= {"source": source, "trash": source in TRASH_SOURCES}
+            label |= {"source": named, "trash": named in TRASH_SOURCES}
             if match.group(2) and _WRITTEN_RESOLUTION_RE.search(values[0]):
                 height = int(match.group(2))
                 label["resolution"] = "480p" if height <= 576 else f"{height}p"  # noqa: PLR2004
@@ -110,7 +118,10 @@ def main() -> None:  # noqa: C901 - one branch per fixture
         else:
             continue
         for values in rows:
-            labels.setdefault(values[0], {})["languages"] = codes
+            label = labels.setdefault(values[0], {})
+            label["languages"] = codes
+            if codes:  # Sonarr's test asserts these are among the languages read, not that they are all
+                label["languages_contain"] = True
     cases = [{"corpus": "sonarr", "name": name, "expected": label} for name, label in labels.items()]
     out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
     print(f"{len(cases)} names written to {out}")
