@@ -46,9 +46,11 @@ _FILE_EXTENSIONS: Final = (MEDIA_EXTENSIONS - {"ts"}) | frozenset(
 _EXTENSION_RE: Final = re.compile(r"\.([a-z0-9]{2,7})$", re.IGNORECASE)
 # A lower-case ".ts" is a transport stream file; an upper-case "TS" is a telesync tag.
 _TS_EXTENSION_RE: Final = re.compile(r"\.ts$")
-# Leading site tags and bracketed groups: "[YTS.MX] ", "www.example.org - ", "[SubsPlease] ", "【Site】".
+# Leading site tags and bracketed groups: "[YTS.MX] ", "www.example.org - ", "[SubsPlease] ", "【Site】",
+# "{WWW.EXAMPLE.TV} ", and a site written with spaces or commas before a dash: "www example org - ".
 _PREFIX_RE: Final = re.compile(
-    r"^(?:\[([^\]]*)\]|【[^】]*】|(?:www\.)[^\s]+?\.[a-z]{2,6}(?=[\s._-])|[a-z0-9-]+\.(?:com|org|net|to)(?=\s))"
+    r"^(?:\[([^\]]*)\]|【[^】]*】|\{[^}]*\}|(?:www\.)[^\s]+?\.[a-z]{2,6}(?=[\s._-])|www[ ,][^\[\]()]{1,40}? - |"
+    r"[a-z0-9-]+\.(?:com|org|net|to)(?=\s))"
     r"[\s._-]*",
     re.IGNORECASE,
 )
@@ -66,7 +68,10 @@ _RESOLUTION_PATTERNS: Final = (
 # --- Seasons and episodes ---------------------------------------------------------------------------------
 
 # Continuations of a first episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45".
-_MORE_EPISODES: Final = r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|-|\+|[x×])\d{1,3}(?![\dpi]))*)"  # noqa: RUF001 - letters of other scripts, on purpose
+_MORE_EPISODES: Final = (
+    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×]|-[x×]?|\+|[x×])"
+    r"\d{1,3}(?![\dpi]|[a-z]{2}))*)"
+)  # noqa: RUF001 - letters of other scripts, on purpose
 _SXXEYY_RE: Final = re.compile(
     r"(?<![a-z0-9])[st](?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,4}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
@@ -82,7 +87,7 @@ _SEASON_DASH_EPISODE_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE
 )
 _SEASON_WORDS: Final = (
-    r"seasons?|saison|temporada|temp|tem|stagione|staffel|seizoen|sezon|sezonul|s[äa]song|s[æa]son|"
+    r"seasons?|saisons?|temporadas?|temp|tem|stagione|stagioni|staffeln?|seizoen|sezon[uy]?l?|s[äa]song|s[æa]son|"
     r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону"  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
@@ -94,7 +99,7 @@ _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORD
 # "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII".
 _SEASON_WORD_RE: Final = _token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:]{{0,2}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:[ ._]?(?:-|to|&|and|,|\+|a)[ ._]?(?:s|season[ ._]?)?\d{1,2}(?!\d)"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
     right=r"(?![a-z0-9])",
@@ -103,16 +108,18 @@ _SEASON_WORD_RE: Final = _token(
 # bare number before an English "Season" is part of the title ("24 Season 1-8").
 _ORDINAL_SEASON_RE: Final = _token(
     rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._](?:сезон[а-я]?|évad|evad|sezon))",  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel))",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
 _NUMBER_EPISODE_WORD_RE: Final = _token(
-    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?(?:серия|серии|rész|resz|bölüm|bolum)", right=""
+    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",
+    right="",
 )
 _SEASON_RANGE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<first>\d{1,2})(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)"
-    r"(?P<last>\d{1,2})(?!\d)"
+    r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
+    r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
+    r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
     r"(?![ ._-]?e\d)",
     re.IGNORECASE,
 )
@@ -121,12 +128,12 @@ _SEASON_RE: Final = re.compile(
 )
 _EPISODE_WORDS: Final = (
     r"episodes?|episodio|épisode|episodul|eps?|capitulo|capítulo|cap|folge|aflevering|odcinek|avsnitt|"
-    r"rész|resz|серия|серии|эпизод|bolum|bölüm|jakso|épisodes"
+    r"rész|resz|серия|серии|серія|серії|эпизод|bolum|bölüm|jakso|épisodes|afl|seriya|seria"
 )
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12".
 _EPISODE_WORD_RE: Final = _token(
-    rf"(?:(?:{_EPISODE_WORDS})[ ._#-]{{0,2}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:[ ._]?-[ ._]?e?(?P<last>\d{1,4})"
+    rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
+    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
     r"|[+&]e?(?P<plus>\d{1,3}))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
@@ -136,14 +143,14 @@ _CAP_CODE_RE: Final = re.compile(
     r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
 )
 # "14 of 21", "1of4": an episode of a known number.
-_OF_RE: Final = _token(r"(?P<episode>\d{1,2})[ ._]?of[ ._]?\d{1,2}")
+_OF_RE: Final = _token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
 # East Asian numbering: "第3話", "第23集", "第二季".
 _CJK_EPISODE_RE: Final = re.compile(r"第([0-9一二三四五六七八九十百]+)[話话集回]")
 _CJK_SEASON_RE: Final = re.compile(r"第([0-9一二三四五六七八九十]+)季|シーズン([0-9]+)")
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see _bare_episode).
 _DASH_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[-~](?P<last>\d{1,4}))?"
+    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
 )
 _BARE_NUMBER_RE: Final = re.compile(
@@ -154,8 +161,8 @@ _LEADING_NUMBER_RE: Final = re.compile(
 )
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec.
 _NUMBER_BEFORE_TV_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<number>\d{1,4})(?:v\d)?[ ._]+(?=(?:hdtv|pdtv|sdtv|dsr|tvrip|hdtvrip|x264|h264|xvid)"
-    r"(?![a-z0-9]))",
+    r"(?<=[ ._])(?P<number>\d{1,4})(?:v\d)?[ ._]+(?=(?:(?:480|576|720|1080)[pi][ ._]+(?=hdtv|pdtv|sdtv))?"
+    r"(?:hdtv|pdtv|sdtv|dsr|tvrip|hdtvrip|x264|h264|xvid)(?![a-z0-9]))",
     re.IGNORECASE,
 )
 _DATE_RE: Final = re.compile(
@@ -193,14 +200,21 @@ _SOURCE_PATTERNS: Final = (
         "bluray",
         _token(
             r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[(])bd(?=[\]) .,_-])|"
-            r"b[dr](?:rip)?[ .-]?mux|hddvd"
+            r"b[dr](?:rip)?[ .-]?mux|hddvd|bd[ .-]?light|bd(?=\d{3,4}p)"
         ),
     ),
-    ("web-dl", _token(r"web[ .-]?dl|web[ .-]?hd|webmux|dlmux|web(?![ .-]?(?:rip|dl))|amzn|itunes")),
+    (
+        "web-dl",
+        _token(
+            r"web[ .-]?dl|web[ .-]?hd|webmux|dlmux|web(?![ .-]?(?:rip|dl))|amzn|itunes|"
+            # A streaming service's HD tag: "NetflixHD", "DisneyUHD", "HBOMaxHD".
+            r"(?:netflix|amazon|maxdome|disney|hbomax|hbo|appletv|hulu|paramount)u?hd"
+        ),
+    ),
     (
         "hdtv",
         _token(
-            r"hdtv(?:rip)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|ppv[ .-]?rip|"
+            r"hd[ .]?tv(?:rip)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|ppv[ .-]?rip|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv"
         ),
     ),
@@ -536,6 +550,9 @@ def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: 
         seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
     for match in scan.every(_SEASON_WORD_RE):
         seasons.append(_season_number(match.group("first")))
+        if not episodes and (after := _AFTER_SEASON_EPISODE_RE.match(scan.masked, match.end())):
+            scan.take(after)  # "Season 2 - 08": the season's eighth episode
+            episodes.extend(_episode_range(int(after.group("episode")), after.group("last")))
         for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
             number, separator = int(item.group(2)), (item.group(1) or "").lower()
             is_range = separator in {"-", "to", "a"}
@@ -557,16 +574,26 @@ def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: 
     return sorted(set(seasons)), list(dict.fromkeys(episodes))
 
 
+_AFTER_SEASON_EPISODE_RE: Final = re.compile(
+    r"[ ._]-[ ._](?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])", re.IGNORECASE
+)
 _SEASON_ITEM_RE: Final = re.compile(r"(-|to|a|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE)
-_EPISODE_ITEM_RE: Final = re.compile(r"([^\d]+)(\d{1,3})")
+_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×]|[^\d]+)(\d{1,3})")  # noqa: RUF001 - letters of other scripts, on purpose
+# What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
+_RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
 
 
 def _episode_list(first: int, more: str) -> list[int]:
-    """Expand "E01" and "-E04" / "E02E03" / "+02" / "-03-04" / "x45x46" into the episodes they name."""
+    """Expand "E01" and "-E04" / "E02E03" / "+02" / "-03-04" / "x45x46" / " to E12" into the episodes named.
+
+    A number after a dash that is not larger than the last is no range but a title word ("E13-3 Acts").
+    """
     episodes = [first]
     for item in _EPISODE_ITEM_RE.finditer(more):
         number = int(item.group(2))
-        if "-" in item.group(1) and number > episodes[-1]:  # a range
+        if _RANGE_SEPARATOR_RE.search(item.group(1)):
+            if number <= episodes[-1]:
+                break
             episodes.extend(range(episodes[-1] + 1, min(number, episodes[-1] + 200) + 1))
         else:
             episodes.append(number)
@@ -706,7 +733,7 @@ def _bare_episode(
         ),
         None,
     )
-    if match and not _is_year(match.group("number")):
+    if match and not re.fullmatch(r"(?:19|20)\d{2}", match.group("number")):  # "Blade.Runner.2049.HDTV"
         digits = match.group("number")
         cut = min(match.start(), end)
         if len(digits) > 2:  # noqa: PLR2004 - one number for a season and an episode
