@@ -19,6 +19,8 @@ from vocabulary import TRASH_SOURCES, codec_of, languages_of, numbers, resolutio
 
 def expected(result: dict[str, Any]) -> dict[str, Any]:
     source = source_of(result.get("quality"))
+    if result.get("remux") and source == "bluray":
+        source = "remux"  # PTN flags a remux beside its quality; the vocabulary has it as a source
     labels: dict[str, Any] = {
         "title": result["title"],
         "year": result.get("year"),

@@ -174,7 +174,7 @@ _YEAR_RE: Final = re.compile(
 )
 _YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?(?:(?:19|20)\d{2}|\d{2})(?![0-9])")
 _COMPLETE_RE: Final = _token(
-    r"complete|completa|completo|integrale|intégrale|l'?int[ée]grale|coffret|collection|all[ ._]seasons"
+    r"complete|completa|completo|integrale?|intégrale|l'?int[ée]grale|coffret|collection|all[ ._]seasons"
 )
 # Words around a pack's marker that belong to neither the title nor anything else.
 _PACK_WORDS_RE: Final = re.compile(
@@ -214,7 +214,7 @@ _SOURCE_PATTERNS: Final = (
     (
         "hdtv",
         _token(
-            r"hd[ .]?tv(?:rip)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|ppv[ .-]?rip|"
+            r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|ppv[ .-]?rip|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv"
         ),
     ),
@@ -260,7 +260,9 @@ _CHANNELS_RE: Final = re.compile(
 # Release tags that end a title but carry nothing the ranking reads; title words only in capitals.
 _TAGS_RE: Final = _token(
     r"proper|repack|rerip|internal|unrated|remastered|dublado|legendado|hardsub|softsub|fastsub|vostfr|vost|"
-    r"subfrench|10[ .-]?bits?|8[ .-]?bits?|hi10p?|nfofix|readnfo|dirfix|ac3d|\d+ ?mbps|\d+(?:\.\d+)? ?gb"
+    r"subfrench|10[ .-]?bits?|8[ .-]?bits?|hi10p?|nfofix|readnfo|dirfix|ac3d|\d+ ?mbps|\d+(?:\.\d+)? ?gb|"
+    # Subtitles named by language ("SWESUB", "ESubs"), pay-per-view, video codecs the vocabulary leaves out.
+    r"(?:swe|dan|fin|nor|kor|pl|eng|ita|fre|ger|spa|rus|dk|nl|ro|hun|cz|e)subs?|ppv|vp9|mpeg-?2|vc-?1"
 )
 _CAPITAL_TAGS_RE: Final = _token(
     r"LIMITED|UNCUT|UNCENSORED|EXTENDED|RESTORED|THEATRICAL|IMAX|CRITERION|DUBBED|SUBBED|WS|FS|HC|DC|"
@@ -755,14 +757,39 @@ def _clean_title(text: str) -> str:
     text = _EMPTY_BRACKETS_RE.sub(" ", text)
     if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
         text = text[:opened]  # "Title (Director, 1967)" ends inside the brackets
+    text = _one_title(text)
     previous = None
     while previous != text:
         previous = text
-        text = _trailing_language_tag(_TRAILING_JUNK_RE.sub("", _PACK_WORDS_RE.sub("", text)))
-        # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)".
+        text = _PACK_WORDS_RE.sub("", _EDITION_RE.sub("", text))
+        text = _trailing_language_tag(_TRAILING_JUNK_RE.sub("", text))
+        # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
+        # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
         if (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
-            text = text[: aside.start()]
+            inside = aside.group(0).strip(" ._()[]")
+            latin_aside = _LATIN_RE.search(inside) and not _LATIN_RE.search(text[: aside.start()])
+            text = inside if latin_aside else text[: aside.start()]
     return " ".join(_LEADING_JUNK_RE.sub("", text).split())
+
+
+def _one_title(text: str) -> str:
+    """Of a title and its aliases ("Sintel AKA Durian", "Сінтел / Sintel"), keep the first in Latin letters."""
+    parts = [part for part in _ALIAS_SEPARATOR_RE.split(text) if part.strip()]
+    if len(parts) < 2:  # noqa: PLR2004
+        return text
+    return next((part for part in parts if _LATIN_RE.search(part)), parts[0])
+
+
+# "AKA", "a.k.a." and a slash between spaces separate a title from its aliases.
+_ALIAS_SEPARATOR_RE: Final = re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE)
+_LATIN_RE: Final = re.compile(r"[a-z]", re.IGNORECASE)
+# Edition words that end a title: "Suicide Squad EXTENDED", "Nude - International Cut".
+_EDITION_RE: Final = re.compile(
+    r"[ ._-]+(?:custom|extended|imax|edition|hq|uncut|unrated|remastered|integral|theatrical|"
+    r"(?:director'?s?|international|extended|theatrical|final)[ ._]cut|"
+    r"(?:special|collector'?s|ultimate|anniversary)[ ._]edition)$",
+    re.IGNORECASE,
+)
 
 
 _ASIDE_RE: Final = re.compile(r"[ ._]*[(\[][^()\[\]]*[)\]]$")
