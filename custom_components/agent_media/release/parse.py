@@ -310,13 +310,24 @@ _LANGUAGE_WORDS: Final = {
     "croatian": "hr", "serbian": "sr", "slovak": "sk", "slovenian": "sl", "bulgarian": "bg",
     "lithuanian": "lt", "latvian": "lv", "estonian": "et", "persian": "fa", "farsi": "fa",
     "indonesian": "id", "malay": "ms", "icelandic": "is",
+    "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "hu": "hu", "ro": "ro", "ja": "ja", "dk": "da",
     "multi": "multi", "dual": "dual", "dual-audio": "dual",
 }  # fmt: skip
+# Words that name several audio languages at once.
+_LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
+# Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed".
+_DUBBED_RE: Final = re.compile(
+    r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])", re.IGNORECASE
+)
+# Two-letter codes that are also words of titles in title case ("De", "It"); other codes count so ("Fr-Eng").
+_TITLE_CASE_WORDS: Final = frozenset({"de", "it", "en", "es", "no", "ro", "hu", "ja"})
+# Chinese audio named in Chinese: Mandarin (国语, 普通话) or Cantonese (粤语).
+_CHINESE_AUDIO_RE: Final = re.compile(r"国语|國語|粤语|粵語|普通话|普通話|国粤")
 # Two-letter codes and short words that are also English words or title words only count in capitals.
 _CAPITALS_ONLY: Final = frozenset(
     {"en", "fr", "de", "it", "es", "pt", "ru", "nl", "pl", "jp", "cz", "vf", "cat", "tam", "tel", "mal",
-     "rom", "dan", "fin", "nor", "hin", "por", "spa", "ita", "ger", "fre", "gre", "chi", "jap", "rum", "tur",
-     "kor"}
+     "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "hu", "ro",
+     "ja", "dk", "arab"}
 )  # fmt: skip
 # Words are looked up in _LANGUAGE_WORDS: one pass over the name instead of a long alternation.
 _WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
@@ -824,15 +835,23 @@ def _languages(scan: _Scan, title_end: int, title: str) -> tuple[str, ...]:
     title_words = set(title.lower().split())
     for match in _WORD_RE.finditer(scan.masked):
         word = match.group(0)
-        if word.lower() not in _LANGUAGE_WORDS:
+        lowered = word.lower()
+        if lowered not in _LANGUAGE_WORDS and lowered not in _LANGUAGE_GROUPS:
             continue
-        if match.start() < title_end and (word.lower() in title_words or not _is_language_tag(word)):
+        if match.start() < title_end and (lowered in title_words or not _is_language_tag(word)):
             continue
-        if word.lower() in _CAPITALS_ONLY and (word == word.lower() or _is_group(text, match)):
+        if lowered in _CAPITALS_ONLY and (
+            word == lowered or (lowered in _TITLE_CASE_WORDS and not word.isupper()) or _is_group(text, match)
+        ):
             continue
         if _SUBTITLE_BEFORE_RE.search(text[: match.start()]) or _SUBTITLE_AFTER_RE.match(text[match.end() :]):
             continue
-        found.append(_LANGUAGE_WORDS[word.lower()])
+        found.extend(_LANGUAGE_GROUPS.get(lowered) or (_LANGUAGE_WORDS[lowered],))
+    for match in _DUBBED_RE.finditer(text, title_end):
+        if code := _LANGUAGE_WORDS.get((match.group("after") or match.group("before")).lower()):
+            found.append(code)
+    if _CHINESE_AUDIO_RE.search(text):
+        found.append("zh")
     return tuple(dict.fromkeys(found))
 
 
