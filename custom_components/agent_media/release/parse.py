@@ -59,7 +59,7 @@ _PREFIX_RE: Final = re.compile(
 
 _RESOLUTION_PATTERNS: Final = (
     re.compile(r"(?<![0-9])([1-9]\d{2,3})[x*×]([1-9]\d{2,3})(?![0-9])", re.IGNORECASE),  # noqa: RUF001 - letters of other scripts, on purpose
-    _token(r"(?:bd|hd|m)?(2160|1440|1080|720|576|540|480|360|240)0?[pi](?:\d{2})?", right=r"(?![a-z])"),
+    _token(r"(?:bd|hd|m|tc)?(2160|1440|1080|720|576|540|480|360|240)0?[pi](?:\d{2})?", right=r"(?![a-z])"),
     re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE),
     _token(r"(4k|uhd|ultra[ .-]?hd)(?![ .-]?rip)"),
     _token(r"(full[ .-]?hd|fhd)"),
@@ -98,7 +98,7 @@ _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "s
 _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORDS), key=len, reverse=True))})"
 # "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII".
 _SEASON_WORD_RE: Final = _token(
-    rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:]{{0,2}}(?P<first>{_SEASON_NUMBER})(?![\d])"
+    rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
     r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
@@ -192,8 +192,9 @@ _PACK_WORDS_RE: Final = re.compile(
 _SOURCE_PATTERNS: Final = (
     ("remux", _token(r"(?:bd|uhd|br|blu-?ray)?[ .-]?remux")),
     ("cam", _token(r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print")),
-    ("telesync", _token(r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|pdvd|pre[ .-]?dvd(?:rip)?")),
-    ("telecine", _token(r"(?:hd|hq)[ .-]?tc|tc[ .-]?rip|telecine")),
+    ("telesync", _token(r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?")),
+    # "TC1080p": a telecine glued to its resolution.
+    ("telecine", _token(r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\d{3,4}p)", right=r"(?![a-z])")),
     ("screener", _token(r"(?:dvd|bd|br|web|hd|blu-?ray)?[ .-]?scr(?:eener)?|dvdscr|bdscr")),
     ("webrip", _token(r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap|microhd")),
     (
@@ -725,9 +726,12 @@ def _bare_episode(
     Each form is narrow on purpose: "Apollo 13 1080p" and "Plan 9 from Outer Space" are films.
     """
     head = scan.masked[:end]
-    if (match := _DASH_NUMBER_RE.search(head, start)) and not _is_year(match.group("episode")):
+    # A group's episode may follow the year: "[Group] Title (2020) - 35 (720p)".
+    dash_head = scan.masked[: scan.first_marker()] if leading_group else head
+    if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not _is_year(match.group("episode")):
         scan.take(match)
-        return [], _episode_range(int(match.group("episode")), match.group("last")), start, match.start()
+        stop = min(match.start(), end)
+        return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
     if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not _is_year(match.group(1)):
         scan.take(match, 0)
         episodes = _episode_range(int(match.group("episode")), match.group("last"))
