@@ -59,7 +59,12 @@ _PREFIX_RE: Final = re.compile(
 
 _RESOLUTION_PATTERNS: Final = (
     re.compile(r"(?<![0-9])([1-9]\d{2,3})[x*×]([1-9]\d{2,3})(?![0-9])", re.IGNORECASE),  # noqa: RUF001 - letters of other scripts, on purpose
-    _token(r"(?:bd|hd|m|tc)?(2160|1440|1080|720|576|540|480|360|240)0?[pi](?:\d{2})?", right=r"(?![a-z])"),
+    # A source glued before ("BD1080p", "Bluray720p", "TC1080P") is left for the source finders.
+    re.compile(
+        r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(2160|1440|1080|720|576|540|480|360|240)0?[pi](?:\d{2})?"
+        r"(?![a-z])",
+        re.IGNORECASE,
+    ),
     re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE),
     _token(r"(4k|uhd|ultra[ .-]?hd)(?![ .-]?rip)"),
     _token(r"(full[ .-]?hd|fhd)"),
@@ -193,15 +198,15 @@ _SOURCE_PATTERNS: Final = (
     ("remux", _token(r"(?:bd|uhd|br|blu-?ray)?[ .-]?remux")),
     ("cam", _token(r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print")),
     ("telesync", _token(r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?")),
-    # "TC1080p": a telecine glued to its resolution.
-    ("telecine", _token(r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\d{3,4}p)", right=r"(?![a-z])")),
+    # "TC1080p": a telecine glued to its resolution (masked by then).
+    ("telecine", _token(r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\x00)", right=r"(?![a-z])")),
     ("screener", _token(r"(?:dvd|bd|br|web|hd|blu-?ray)?[ .-]?scr(?:eener)?|dvdscr|bdscr")),
     ("webrip", _token(r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap|microhd")),
     (
         "bluray",
         _token(
             r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[(])bd(?=[\]) .,_-])|"
-            r"b[dr](?:rip)?[ .-]?mux|hddvd|bd[ .-]?light|bd(?=\d{3,4}p)"
+            r"b[dr](?:rip)?[ .-]?mux|hddvd|bd[ .-]?light|bd(?=\x00)"
         ),
     ),
     (
@@ -798,9 +803,9 @@ def _one_title(text: str) -> str:
 # "AKA", "a.k.a." and a slash between spaces separate a title from its aliases.
 _ALIAS_SEPARATOR_RE: Final = re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE)
 _LATIN_RE: Final = re.compile(r"[a-z]", re.IGNORECASE)
-# Edition words that end a title: "Suicide Squad EXTENDED", "Nude - International Cut".
+# Edition words and a version that end a title: "Sintel EXTENDED", "Sintel - International Cut", "Sintel v2".
 _EDITION_RE: Final = re.compile(
-    r"[ ._-]+(?:custom|extended|imax|edition|hq|uncut|unrated|remastered|integral|theatrical|"
+    r"[ ._-]+(?:custom|extended|imax|edition|hq|uncut|unrated|remastered|integral|theatrical|v\d|"
     r"(?:director'?s?|international|extended|theatrical|final)[ ._]cut|"
     r"(?:special|collector'?s|ultimate|anniversary)[ ._]edition)$",
     re.IGNORECASE,
