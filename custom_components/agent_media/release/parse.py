@@ -132,8 +132,9 @@ _SEASON_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
 )
 _EPISODE_WORDS: Final = (
-    r"episodes?|episodio|épisode|episodul|eps?|capitulo|capítulo|cap|folge|aflevering|odcinek|avsnitt|"
-    r"rész|resz|серия|серии|серія|серії|эпизод|bolum|bölüm|jakso|épisodes|afl|seriya|seria"
+    r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
+    r"afleveringe?n?|afl|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|эпизод|"
+    r"bolum|bölüm|jaksot?|seriya|seria"
 )
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12".
 _EPISODE_WORD_RE: Final = _token(
