@@ -4,8 +4,8 @@ Run: python bench/ptt_cases.py PTT_TESTS_DIR OUT.json
 PTT_TESTS_DIR is the `tests` folder of a checkout of parsett (github.com/dreulavelle/PTT, MIT). The tests
 are pytest tables; each file labels one field (test_season.py the seasons, …), test_main.py and
 test_sports.py whole results. They are read with `ast`, never imported or run. Values are mapped to
-parse_release's vocabulary by bench/vocabulary.py; values outside it become "oov:…" (not scored). The output keeps the names
-outside the repository: they are real release names.
+parse_release's vocabulary by bench/vocabulary.py; values outside it become "oov:…" (not scored). The output
+stays outside the repository: the names are real release names.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
 Run: python bench/sonarr_cases.py SONARR_CHECKOUT OUT.json
 SONARR_CHECKOUT is a checkout of Sonarr (github.com/Sonarr/Sonarr, GPL-3.0); the NUnit fixtures in
-src/NzbDrone.Core.Test/ParserTests are read as text, never built or run. Kept: single and multi-episode names
-(title, season, episodes), full-season packs (title, season), quality (source, and the resolution when the name
-writes one: Sonarr's quality otherwise guesses it), and audio languages (that the
-named ones are among those read, as Sonarr's test asserts). Sonarr writes a series' year into its
+src/NzbDrone.Core.Test/ParserTests are read as text, never built or run. Kept: single and multi-episode
+names (title, season, episodes), full-season packs (title, season), quality (source, and the resolution when
+the name writes one: Sonarr's quality otherwise guesses it), and audio languages (that the named ones are
+among those read, as Sonarr's test asserts). Sonarr writes a series' year into its
 title ("Series Title 2010"); that year becomes the year label. The output stays outside the repository.
 """
 
@@ -34,11 +34,13 @@ EPISODE_METHODS = {
 _QUALITY_METHOD_RE = re.compile(r"should_parse_(webdl|webrip|bluray|hdtv|dvd)(\d{3,4})?p?(_remux)?_quality")
 QUALITY_SOURCES = {"webdl": "web-dl", "webrip": "webrip", "bluray": "bluray", "hdtv": "hdtv", "dvd": "dvd"}
 # A resolution the name writes itself; without one Sonarr's quality guesses a height.
-_WRITTEN_RESOLUTION_RE = re.compile(r"(?<![a-z0-9])(?:\d{3,4}[pi]|\d{3,4}x\d{3,4}|4k|uhd|2160|1080|720)", re.I)
-# Sonarr's HDTV quality is also its guess for a name that names no source; only a name that says TV is labelled.
-_TV_WORD_RE = re.compile(r"(?<![a-z0-9])(?:[hps]d[ .-]?tv|tv|dsr|sat[ .-]?rip|dvb)", re.I)
+_WRITTEN_RESOLUTION_RE = re.compile(
+    r"(?<![a-z0-9])(?:\d{3,4}[pi]|\d{3,4}x\d{3,4}|4k|uhd|2160|1080|720)", re.IGNORECASE
+)
+# Sonarr's HDTV quality is also its guess for a name without a source: only names that say TV are labelled.
+_TV_WORD_RE = re.compile(r"(?<![a-z0-9])(?:[hps]d[ .-]?tv|tv|dsr|sat[ .-]?rip|dvb)", re.IGNORECASE)
 # Sonarr has no REMUX quality below 1080p: such a remux is labelled a remux, as the vocabulary has one.
-_REMUX_RE = re.compile(r"(?<![a-z0-9])remux(?![a-z0-9])", re.I)
+_REMUX_RE = re.compile(r"(?<![a-z0-9])remux(?![a-z0-9])", re.IGNORECASE)
 _LANGUAGE_METHOD_RE = re.compile(r"should_parse_language_([a-z_]+)$")
 _TRAILING_YEAR_RE = re.compile(r"^(.*\S)\s+\(?((?:19|20)\d{2})\)?$")
 
@@ -74,7 +76,7 @@ def title_and_year(title: str) -> dict[str, Any]:
     return {"title": title}
 
 
-def main() -> None:  # noqa: C901 - one branch per fixture
+def main() -> None:  # noqa: C901, PLR0912 - one branch per fixture
     checkout, out = Path(sys.argv[1]), Path(sys.argv[2])
     labels: dict[str, dict[str, Any]] = {}
     for fixture, methods in EPISODE_METHODS.items():
@@ -105,8 +107,10 @@ def main() -> None:  # noqa: C901 - one branch per fixture
             label |= {"source": named, "trash": named in TRASH_SOURCES}
             if match.group(2) and _WRITTEN_RESOLUTION_RE.search(values[0]):
                 height = int(match.group(2))
-                label["resolution"] = "480p" if height <= 576 else f"{height}p"  # noqa: PLR2004
-    languages = cases_by_method((checkout / FIXTURES / "LanguageParserFixture.cs").read_text(encoding="utf-8"))
+                label["resolution"] = "480p" if height <= 576 else f"{height}p"
+    languages = cases_by_method(
+        (checkout / FIXTURES / "LanguageParserFixture.cs").read_text(encoding="utf-8")
+    )
     for method, rows in languages.items():
         if not (match := _LANGUAGE_METHOD_RE.fullmatch(method)):
             continue

@@ -10,7 +10,14 @@ import re
 from typing import Any
 
 # The tiers the ranking knows; every height maps to one (1080i -> 1080p, 576p/360p -> 480p).
-RESOLUTION_WORDS = {"4k": "2160p", "uhd": "2160p", "qhd": "1080p", "fhd": "1080p", "fullhd": "1080p", "hd": "720p"}
+RESOLUTION_WORDS = {
+    "4k": "2160p",
+    "uhd": "2160p",
+    "qhd": "1080p",
+    "fhd": "1080p",
+    "fullhd": "1080p",
+    "hd": "720p",
+}
 # Coarse classes; a REMUX is a BluRay.
 SOURCE_CLASSES = {
     "cam": "trash", "telesync": "trash", "telecine": "trash", "screener": "trash",
@@ -77,11 +84,11 @@ def resolution_tier(value: Any) -> str | None:
 
 
 def _tier(lines: int) -> str:
-    if lines >= 1600:  # noqa: PLR2004
+    if lines >= 1600:
         return "2160p"
-    if lines >= 900:  # noqa: PLR2004
+    if lines >= 900:
         return "1080p"
-    if lines >= 700:  # noqa: PLR2004
+    if lines >= 700:
         return "720p"
     return "480p"
 

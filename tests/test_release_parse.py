@@ -110,7 +110,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Season lists, chains, and an episode after a season word.
     ("Pioneer One Season 1, 2, & 3", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     ("Pioneer.One.S01-S02-S03.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
-    ("[CCSubs] Pioneer One Season 2 - 08 [1080p]", {"title": "Pioneer One", "seasons": (2,), "episodes": (8,)}),
+    ("[CC] Pioneer One Season 2 - 08 [720p]", {"title": "Pioneer One", "seasons": (2,), "episodes": (8,)}),
     ("Pioneer One Season 1 - 3 720p", {"seasons": (1, 2, 3), "episodes": ()}),
     # Episode ranges: spaced, in words, with the season repeated; a smaller number or a word is no range.
     ("[CCSubs] Pioneer One - 01 ~ 12 [1080p]", {"episodes": tuple(range(1, 13))}),

@@ -49,8 +49,8 @@ _TS_EXTENSION_RE: Final = re.compile(r"\.ts$")
 # Leading site tags and bracketed groups: "[YTS.MX] ", "www.example.org - ", "[SubsPlease] ", "【Site】",
 # "{WWW.EXAMPLE.TV} ", and a site written with spaces or commas before a dash: "www example org - ".
 _PREFIX_RE: Final = re.compile(
-    r"^(?:\[([^\]]*)\]|【[^】]*】|\{[^}]*\}|(?:www\.)[^\s]+?\.[a-z]{2,6}(?=[\s._-])|www[ ,][^\[\]()]{1,40}? - |"
-    r"[a-z0-9-]+\.(?:com|org|net|to)(?=\s))"
+    r"^(?:\[([^\]]*)\]|【[^】]*】|\{[^}]*\}|(?:www\.)[^\s]+?\.[a-z]{2,6}(?=[\s._-])|"
+    r"www[ ,][^\[\]()]{1,40}? - |[a-z0-9-]+\.(?:com|org|net|to)(?=\s))"
     r"[\s._-]*",
     re.IGNORECASE,
 )
@@ -74,9 +74,9 @@ _RESOLUTION_PATTERNS: Final = (
 
 # Continuations of a first episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45".
 _MORE_EPISODES: Final = (
-    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×]|-[x×]?|\+|[x×])"
+    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×]|-[x×]?|\+|[x×])"  # noqa: RUF001 - letters of other scripts, on purpose
     r"\d{1,3}(?![\dpi]|[a-z]{2}))*)"
-)  # noqa: RUF001 - letters of other scripts, on purpose
+)
 _SXXEYY_RE: Final = re.compile(
     r"(?<![a-z0-9])[st](?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,4}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
@@ -104,7 +104,8 @@ _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORD
 # "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII".
 _SEASON_WORD_RE: Final = _token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)(?:s|season[ ._]?)?\d{1,2}(?!\d)"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
+    r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
     right=r"(?![a-z0-9])",
@@ -118,7 +119,8 @@ _ORDINAL_SEASON_RE: Final = _token(
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
 _NUMBER_EPISODE_WORD_RE: Final = _token(
-    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",
+    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
+    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
 )
 _SEASON_RANGE_RE: Final = re.compile(
@@ -221,7 +223,8 @@ _SOURCE_PATTERNS: Final = (
     (
         "hdtv",
         _token(
-            r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|ppv[ .-]?rip|"
+            r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
+            r"ppv[ .-]?rip|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv"
         ),
     ),
@@ -324,7 +327,8 @@ _LANGUAGE_WORDS: Final = {
 _LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
 # Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed".
 _DUBBED_RE: Final = re.compile(
-    r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])", re.IGNORECASE
+    r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])",
+    re.IGNORECASE,
 )
 # Two-letter codes that are also words of titles in title case ("De", "It"); other codes count so ("Fr-Eng").
 _TITLE_CASE_WORDS: Final = frozenset({"de", "it", "en", "es", "no", "ro", "hu", "ja"})
@@ -551,7 +555,7 @@ def _date(scan: _Scan) -> int | None:
     return int(match.group("year") or match.group("year2"))
 
 
-def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: C901 - one flat list of forms
+def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: C901, PLR0912 - one flat list of forms
     seasons: list[int] = []
     episodes: list[int] = []
     for pattern in (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE):
@@ -794,7 +798,7 @@ def _clean_title(text: str) -> str:
 
 
 def _one_title(text: str) -> str:
-    """Of a title and its aliases ("Sintel AKA Durian", "Сінтел / Sintel"), keep the first in Latin letters."""
+    """Of a title and its aliases ("Sintel AKA Durian", "Сінтел / Sintel"), keep the first in Latin script."""
     parts = [part for part in _ALIAS_SEPARATOR_RE.split(text) if part.strip()]
     if len(parts) < 2:  # noqa: PLR2004
         return text
@@ -857,9 +861,8 @@ def _languages(scan: _Scan, title_end: int, title: str) -> tuple[str, ...]:
         if _SUBTITLE_BEFORE_RE.search(text[: match.start()]) or _SUBTITLE_AFTER_RE.match(text[match.end() :]):
             continue
         found.extend(_LANGUAGE_GROUPS.get(lowered) or (_LANGUAGE_WORDS[lowered],))
-    for match in _DUBBED_RE.finditer(text, title_end):
-        if code := _LANGUAGE_WORDS.get((match.group("after") or match.group("before")).lower()):
-            found.append(code)
+    dubbed = ((m.group("after") or m.group("before")).lower() for m in _DUBBED_RE.finditer(text, title_end))
+    found.extend(_LANGUAGE_WORDS[word] for word in dubbed if word in _LANGUAGE_WORDS)
     if _CHINESE_AUDIO_RE.search(text):
         found.append("zh")
     return tuple(dict.fromkeys(found))
