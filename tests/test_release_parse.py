@@ -112,6 +112,13 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.S01-S02-S03.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     ("[CC] Pioneer One Season 2 - 08 [720p]", {"title": "Pioneer One", "seasons": (2,), "episodes": (8,)}),
     ("Pioneer One Season 1 - 3 720p", {"seasons": (1, 2, 3), "episodes": ()}),
+    ("Pioneer One 1ª a 8ª Temporada Completa", {"title": "Pioneer One", "seasons": tuple(range(1, 9))}),
+    ("Pioneer One 1-3 Seasons 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    # A season and an episode around a dot, set apart; audio channels stay audio.
+    ("Pioneer One - 6.01 - The Signal.mkv", {"title": "Pioneer One", "seasons": (6,), "episodes": (1,)}),
+    ("Pioneer One [5.134] The Signal.mp4", {"seasons": (5,), "episodes": (134,)}),
+    ("Pioneer One - Episode 1.22 - The Signal.avi", {"seasons": (1,), "episodes": (22,)}),
+    ("Sintel 2010 1080p DD 5.1 x264", {"seasons": (), "episodes": (), "audio": ("DD", "5.1")}),
     # Episode ranges: spaced, in words, with the season repeated; a smaller number or a word is no range.
     ("[CCSubs] Pioneer One - 01 ~ 12 [1080p]", {"episodes": tuple(range(1, 13))}),
     ("Pioneer One S01 E01 à E12 FRENCH", {"episodes": tuple(range(1, 13)), "languages": ("fr",)}),

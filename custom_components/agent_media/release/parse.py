@@ -91,6 +91,12 @@ _CROSS_RE: Final = re.compile(
 _SEASON_DASH_EPISODE_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE
 )
+# "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
+# dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
+_DOTTED_EPISODE_RE: Final = re.compile(
+    r"(?:(?<=\[)|(?<= - )|(?<=episode )|(?<=episode\.))(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=\]| - )",
+    re.IGNORECASE,
+)
 _SEASON_WORDS: Final = (
     r"seasons?|saisons?|temporadas?|temp|tem|stagione|stagioni|staffeln?|seizoen|sezon[uy]?l?|s[äa]song|s[æa]son|"
     r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону"  # noqa: RUF001 - letters of other scripts, on purpose
@@ -116,6 +122,12 @@ _ORDINAL_SEASON_RE: Final = _token(
     rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel))",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
+)
+# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
+_ORDINAL_SEASON_RANGE_RE: Final = _token(
+    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th)?[ ._]?(?:-|a|al|to|à)[ ._]?"
+    rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
+    right=r"(?![a-z0-9])",
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
 _NUMBER_EPISODE_WORD_RE: Final = _token(
@@ -558,7 +570,7 @@ def _date(scan: _Scan) -> int | None:
 def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: C901, PLR0912 - one flat list of forms
     seasons: list[int] = []
     episodes: list[int] = []
-    for pattern in (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE):
+    for pattern in (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE):
         for match in scan.every(pattern):
             seasons.append(int(match.group("season")))
             episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))
@@ -569,6 +581,8 @@ def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: 
             seasons.append(int(match.group("season")))
             episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
     # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
+    for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
+        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
     seasons.extend(int(match.group("first")) for match in scan.every(_ORDINAL_SEASON_RE))
     for match in scan.every(_SEASON_RANGE_RE):
         seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
