@@ -135,6 +135,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel a.k.a. Durian (2010) 720p", {"title": "Sintel", "year": 2010}),
     ("Синтел / Sintel (2010) BDRip 1080p", {"title": "Sintel", "year": 2010, "source": "bluray"}),
     ("Синтел (Sintel) 2010 BDRip 1080p", {"title": "Sintel"}),
+    # Names made only of brackets have their title in one of them; a bracketed source after a group is read.
+    ("[CC-Team][动画][西行纪][Pioneer One][2019][17][AVC][1080P]", {"title": "Pioneer One", "year": 2019}),
+    ("【CC字幕组】★01月新番★[Sintel][01][720p]", {"title": "Sintel", "resolution": "720p"}),
+    ("[CCSubs][Sintel][01][1080p]", {"title": "Sintel", "episodes": (1,), "group": "CCSubs"}),
+    ("[CCSubs] [BD][1080p] Pioneer One 08 [ABCDEF12].mkv", {"title": "Pioneer One", "source": "bluray"}),
     # Leading site tags, edition words, subtitle and codec tags end or leave the title.
     ("{WWW.EXAMPLE.TV} Pioneer One 720p", {"title": "Pioneer One"}),
     ("www example org - Sintel 2010 720p", {"title": "Sintel"}),

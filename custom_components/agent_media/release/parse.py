@@ -49,7 +49,7 @@ _TS_EXTENSION_RE: Final = re.compile(r"\.ts$")
 # Leading site tags and bracketed groups: "[YTS.MX] ", "www.example.org - ", "[SubsPlease] ", "【Site】",
 # "{WWW.EXAMPLE.TV} ", and a site written with spaces or commas before a dash: "www example org - ".
 _PREFIX_RE: Final = re.compile(
-    r"^(?:\[([^\]]*)\]|【[^】]*】|\{[^}]*\}|(?:www\.)[^\s]+?\.[a-z]{2,6}(?=[\s._-])|"
+    r"^(?:\[([^\]]*)\]|【([^】]*)】|\{[^}]*\}|(?:www\.)[^\s]+?\.[a-z]{2,6}(?=[\s._-])|"
     r"www[ ,][^\[\]()]{1,40}? - |[a-z0-9-]+\.(?:com|org|net|to)(?=\s))"
     r"[\s._-]*",
     re.IGNORECASE,
@@ -517,15 +517,28 @@ def _strip_extensions(text: str) -> str:
 
 def _strip_prefixes(text: str) -> tuple[str, str | None]:
     group: str | None = None
+    latin_tags: list[str] = []
     while (match := _PREFIX_RE.match(text)) and match.end() < len(text):
-        tag = match.group(1)
-        if tag is not None and _describes_release(tag):
+        tag = match.group(1) if match.group(1) is not None else match.group(2)
+        if tag is not None and _describes_release(f"[{tag}]"):
             break  # "[BD][1080p] Title": the finders read these
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
+        elif tag and (_LATIN_RE.search(tag) or tag.strip().isdigit()):
+            latin_tags.append(tag)
         text = text[match.end() :]
+        # "【Group】★Note★[Sintel][01]": a note in another script before the bracketed title.
+        if (lead := _NON_LATIN_LEAD_RE.match(text)) and _LATIN_WORD_TAG_RE.match(text, lead.end()):
+            text = text[lead.end() :]
+    if latin_tags and text[:1] in "[【":
+        # Nothing but brackets: "[Group][片名][Sintel][2010][01][1080p]" has its title in one of them.
+        text = " ".join(latin_tags) + " " + text
     return text, group or None
+
+
+_NON_LATIN_LEAD_RE: Final = re.compile(r"^[^\[\]a-z]+(?=\[)", re.IGNORECASE)
+_LATIN_WORD_TAG_RE: Final = re.compile(r"\[[^\]]*[a-z]{3}", re.IGNORECASE)
 
 
 def _describes_release(tag: str) -> bool:
