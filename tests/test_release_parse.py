@@ -112,6 +112,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.S01-S02-S03.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     ("[CC] Pioneer One Season 2 - 08 [720p]", {"title": "Pioneer One", "seasons": (2,), "episodes": (8,)}),
     ("Pioneer One Season 1 - 3 720p", {"seasons": (1, 2, 3), "episodes": ()}),
+    ("Pioneer One S02 03.mkv", {"title": "Pioneer One", "seasons": (2,), "episodes": (3,)}),
+    ("Pioneer One S01 720 HDTV", {"seasons": (1,), "episodes": ()}),
     ("Pioneer One 1ª a 8ª Temporada Completa", {"title": "Pioneer One", "seasons": tuple(range(1, 9))}),
     ("Pioneer One 1-3 Seasons 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     # A season and an episode around a dot, set apart; audio channels stay audio.
@@ -136,7 +138,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Синтел / Sintel (2010) BDRip 1080p", {"title": "Sintel", "year": 2010, "source": "bluray"}),
     ("Синтел (Sintel) 2010 BDRip 1080p", {"title": "Sintel"}),
     # Names made only of brackets have their title in one of them; a bracketed source after a group is read.
-    ("[CC-Team][动画][西行纪][Pioneer One][2019][17][AVC][1080P]", {"title": "Pioneer One", "year": 2019}),
+    ("[CC-Team][动画][Pioneer One][2019][17][AVC]", {"title": "Pioneer One", "year": 2019, "episodes": (17,)}),
     ("【CC字幕组】★01月新番★[Sintel][01][720p]", {"title": "Sintel", "resolution": "720p"}),
     ("[CCSubs][Sintel][01][1080p]", {"title": "Sintel", "episodes": (1,), "group": "CCSubs"}),
     ("[CCSubs] [BD][1080p] Pioneer One 08 [ABCDEF12].mkv", {"title": "Pioneer One", "source": "bluray"}),

@@ -608,7 +608,11 @@ def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: 
             number, separator = int(item.group(2)), (item.group(1) or "").lower()
             is_range = separator in {"-", "to", "a"}
             seasons.extend(_season_range(seasons[-1], number) if is_range else [number])
-    seasons.extend(int(match.group(1)) for match in scan.every(_SEASON_RE))
+    for match in scan.every(_SEASON_RE):
+        seasons.append(int(match.group(1)))
+        if not episodes and (after := _SEASON_BARE_EPISODE_RE.match(scan.masked, match.end())):
+            scan.take(after)  # "Title S02 03": the season's third episode
+            episodes.append(int(after.group("episode")))
     seasons.extend(_cjk_number(match.group(1) or match.group(2)) for match in scan.every(_CJK_SEASON_RE))
     numbered = bool(episodes)
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
@@ -627,6 +631,9 @@ def _seasons_and_episodes(scan: _Scan) -> tuple[list[int], list[int]]:  # noqa: 
 
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
     r"[ ._]-[ ._](?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])", re.IGNORECASE
+)
+_SEASON_BARE_EPISODE_RE: Final = re.compile(
+    r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(r"(-|to|a|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE)
 _EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×]|[^\d]+)(\d{1,3})")  # noqa: RUF001 - letters of other scripts, on purpose
@@ -764,7 +771,7 @@ def _bare_episode(
     """
     head = scan.masked[:end]
     # A group's episode may follow the year: "[Group] Title (2020) - 35 (720p)".
-    dash_head = scan.masked[: scan.first_marker()] if leading_group else head
+    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group else head
     if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not _is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
@@ -775,10 +782,11 @@ def _bare_episode(
         # "003. Title - Episode Name": the title stops at the dash.
         dash = scan.text.find(" - ", match.end(), end)
         return [], episodes, match.end(), dash if dash > 0 else end
-    match = _BARE_NUMBER_RE.search(head, start) if leading_group and year is None else None
+    match = _BARE_NUMBER_RE.search(dash_head, start) if leading_group else None
     if match and not _is_year(match.group("episode")):
         scan.take(match)
-        return [], _episode_range(int(match.group("episode")), match.group("last")), start, match.start()
+        stop = min(match.start(), end)
+        return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
     match = next(
         (
             m
