@@ -138,7 +138,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Синтел / Sintel (2010) BDRip 1080p", {"title": "Sintel", "year": 2010, "source": "bluray"}),
     ("Синтел (Sintel) 2010 BDRip 1080p", {"title": "Sintel"}),
     # Names made only of brackets have their title in one of them; a bracketed source after a group is read.
-    ("[CC-Team][动画][Pioneer One][2019][17][AVC]", {"title": "Pioneer One", "year": 2019, "episodes": (17,)}),
+    ("[CC][动画][Pioneer One][2019][17][AVC]", {"title": "Pioneer One", "year": 2019, "episodes": (17,)}),
     ("【CC字幕组】★01月新番★[Sintel][01][720p]", {"title": "Sintel", "resolution": "720p"}),
     ("[CCSubs][Sintel][01][1080p]", {"title": "Sintel", "episodes": (1,), "group": "CCSubs"}),
     ("[CCSubs] [BD][1080p] Pioneer One 08 [ABCDEF12].mkv", {"title": "Pioneer One", "source": "bluray"}),
