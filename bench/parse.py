@@ -1,37 +1,59 @@
-"""Accuracy per field of release-name parsing against labelled names, ours beside parsett's, and speed.
+"""Accuracy per field of release-name parsing on labelled names: ours, parsett's and guessit's; and speed.
 
-Run (from the repository root), with one or more labelled files:
-    /var/cache/agent-media/venv-ha-2025.4/bin/python bench/parse.py LABELLED.json [MORE.json ...]
-Options: --runs N (timing runs, median reported; default 5), --misses FIELD (print our misses on a field).
+Plain Python, no Home Assistant: the parser and the ranking's title check are loaded from their files. Its own
+small environment (bench-only, not the integration's or the tests' requirements) holds the parsers compared:
+    python3 -m venv /tmp/parse-bench && /tmp/parse-bench/bin/pip install -r bench/parse-requirements.txt
+    /tmp/parse-bench/bin/python bench/parse.py CORPUS.json [MORE.json ...] [--half development|held-out]
+Without parsett or guessit installed, the bench reports ours alone.
 
-A labelled file is {"cases": [{"name": ..., "expected": {field: value, ...}}, ...]} in the vocabulary of
-parse_release (see FIELDS); a field absent from "expected" is not labelled, a value "oov:…" is outside the
-vocabulary and not scored. bench/ptt_cases.py turns parsett's own test data into such a file.
-parsett is compared when it is importable (e.g. PYTHONPATH pointing at `pip install --target DIR parsett`).
+A corpus is {"cases": [{"name": ..., "expected": {field: value, ...}}, ...]} in the vocabulary of
+parse_release (see FIELDS); a field absent from "expected" is not labelled, a value "oov:..." is outside the
+vocabulary and not scored. bench/ptt_cases.py, bench/ptn_cases.py and bench/sonarr_cases.py write such files
+from parsett's, PTN's and Sonarr's own tests; the shared corpus comes from guessit's. Each corpus is reported
+on its own. Every parser's answer and every label go through bench/vocabulary.py, so that "1080i", "576p" or
+"BRRip" count the same whoever writes them.
+
+--half splits each corpus in two fixed halves by a hash of the name: the parser is developed on one
+("development", the only one whose misses --misses prints) and measured on the other ("held-out").
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import importlib
 import json
 from pathlib import Path
 import re
 import statistics
 import sys
 import time
+import types
 from typing import TYPE_CHECKING, Any
 import unicodedata
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from custom_components.agent_media.ranking import (
-    TITLE_SIMILARITY_THRESHOLD,
-    parse_release,
-    title_similarity,
-)
+from vocabulary import HDR_KINDS, SOURCE_CLASSES, TRASH_SOURCES, codec_of, resolution_tier, source_of
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _integration_module(name: str) -> types.ModuleType:
+    """Import a pure-Python module of the integration without its package (which needs Home Assistant)."""
+    for package in ("custom_components", "custom_components.agent_media"):
+        if package not in sys.modules:
+            module = types.ModuleType(package)
+            module.__path__ = [str(_ROOT.joinpath(*package.split(".")))]
+            sys.modules[package] = module
+    return importlib.import_module(f"custom_components.agent_media.{name}")
+
+
+_ranking = _integration_module("ranking")
+parse_release = _ranking.parse_release
+title_similarity = _ranking.title_similarity
+TITLE_SIMILARITY_THRESHOLD = _ranking.TITLE_SIMILARITY_THRESHOLD
 
 FIELDS = (
     "title",
@@ -47,22 +69,16 @@ FIELDS = (
     "languages",
     "trash",
 )
-# The coarse classes of the vocabulary; a REMUX is a BluRay.
-SOURCE_CLASSES = {
-    "cam": "trash", "telesync": "trash", "telecine": "trash", "screener": "trash",
-    "hdtv": "tv", "dvd": "dvd", "webrip": "web", "web-dl": "web", "bluray": "bluray", "remux": "bluray",
+# guessit's source (with "Rip"/"Remux" in its "other") in the vocabulary.
+GUESSIT_SOURCES = {
+    "Blu-ray": "bluray", "Ultra HD Blu-ray": "bluray", "HD-DVD": "bluray", "Web": "web-dl", "HDTV": "hdtv",
+    "Analog HDTV": "hdtv", "Ultra HDTV": "hdtv", "TV": "hdtv", "Digital TV": "hdtv", "Satellite": "hdtv",
+    "Pay-per-view": "hdtv", "Video on Demand": "hdtv", "DVD": "dvd", "Camera": "cam", "HD Camera": "cam",
+    "Telesync": "telesync", "HD Telesync": "telesync", "Telecine": "telecine", "HD Telecine": "telecine",
+    "Workprint": "cam",
 }  # fmt: skip
-# parsett's "quality" in the same vocabulary (source, class).
-PARSETT_QUALITIES = {
-    "BluRay": "bluray", "BDRip": "bluray", "BRRip": "bluray", "BluRay REMUX": "remux", "REMUX": "remux",
-    "WEB-DL": "web-dl", "WEB": "web-dl", "WEBMux": "web-dl", "WEBRip": "webrip", "WEB-DLRip": "webrip",
-    "HDRip": "webrip", "HDTV": "hdtv", "HDTVRip": "hdtv", "PDTV": "hdtv", "TVRip": "hdtv", "SATRip": "hdtv",
-    "PPVRip": "hdtv", "UHDRip": "hdtv", "DVD": "dvd", "DVDRip": "dvd", "CAM": "cam", "TeleSync": "telesync",
-    "TeleCine": "telecine", "SCR": "screener",
-}  # fmt: skip
-# Kinds of HDR the vocabulary does not tell apart.
-HDR_KINDS = {"HDR10": "HDR", "HDR10+": "HDR", "DV": "DV", "HDR": "HDR"}
-RESOLUTIONS = {"4k": "2160p", "uhd": "2160p"}
+GUESSIT_CODECS = {"H.264": "avc", "H.265": "hevc", "Xvid": "xvid", "DivX": "xvid", "AV1": "av1"}
+GUESSIT_HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
 
 
 def ours(name: str) -> dict[str, Any]:
@@ -70,7 +86,7 @@ def ours(name: str) -> dict[str, Any]:
     return {
         "title": parsed.title,
         "year": parsed.year,
-        "resolution": parsed.resolution,
+        "resolution": resolution_tier(parsed.resolution),
         "source": parsed.source,
         "source_class": SOURCE_CLASSES.get(parsed.source or ""),
         "codec": parsed.codec,
@@ -82,6 +98,10 @@ def ours(name: str) -> dict[str, Any]:
     }
 
 
+def _known(value: str | None) -> str | None:
+    return None if value is None or value.startswith("oov:") else value
+
+
 def parsett_reader() -> Callable[[str], dict[str, Any]] | None:
     try:
         from PTT import parse_title  # noqa: PLC0415 - optional, for comparison only
@@ -90,20 +110,71 @@ def parsett_reader() -> Callable[[str], dict[str, Any]] | None:
 
     def read(name: str) -> dict[str, Any]:
         parsed = parse_title(name)
-        source = PARSETT_QUALITIES.get(parsed.get("quality") or "")
-        resolution = parsed.get("resolution")
+        quality = parsed.get("quality") or ""
+        source = _known(source_of(re.sub(r"(?i)^bluray remux$", "remux", quality)))
         return {
             "title": parsed.get("title") or "",
             "year": parsed.get("year"),
-            "resolution": RESOLUTIONS.get(resolution, resolution),
+            "resolution": _known(resolution_tier(parsed.get("resolution"))),
             "source": source,
             "source_class": SOURCE_CLASSES.get(source or ""),
-            "codec": parsed.get("codec"),
+            "codec": _known(codec_of(parsed.get("codec"))),
             "hdr": sorted({HDR_KINDS[kind] for kind in parsed.get("hdr", ()) if kind in HDR_KINDS}),
             "seasons": list(parsed.get("seasons", ())),
             "episodes": list(parsed.get("episodes", ())),
-            "languages": sorted(parsed.get("languages", ())),
-            "trash": bool(parsed.get("trash")),
+            "languages": sorted({"es" if code == "la" else code for code in parsed.get("languages", ())}),
+            "trash": bool(parsed.get("trash")) or source in TRASH_SOURCES,
+        }
+
+    return read
+
+
+def _listed(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    return list(value) if isinstance(value, list) else [value]
+
+
+def _alpha2(language: Any) -> str | None:
+    try:
+        return str(language.alpha2)
+    except Exception:  # noqa: BLE001 - babelfish raises for languages without a two-letter code
+        return None
+
+
+def guessit_reader() -> Callable[[str], dict[str, Any]] | None:
+    try:
+        from guessit import guessit  # noqa: PLC0415 - optional, for comparison only
+    except ImportError:
+        return None
+
+    def read(name: str) -> dict[str, Any]:
+        parsed = guessit(name)
+        other = set(_listed(parsed.get("other")))
+        source = GUESSIT_SOURCES.get(str(parsed.get("source") or ""))
+        if source == "web-dl" and "Rip" in other:
+            source = "webrip"
+        elif source == "bluray" and "Remux" in other:
+            source = "remux"
+        elif "Screener" in other:
+            source = "screener"
+        title = str(parsed.get("title") or "")
+        if parsed.get("part") and parsed.get("type") == "movie":
+            title += f" Part {parsed['part']}"  # guessit splits "Part Two" off the title
+        years = [year for year in _listed(parsed.get("year")) if isinstance(year, int)]
+        codes = {_alpha2(language) for language in _listed(parsed.get("language"))}
+        return {
+            "title": title,
+            "year": years[0] if years else None,
+            "resolution": _known(resolution_tier(parsed.get("screen_size"))),
+            "source": source,
+            "source_class": SOURCE_CLASSES.get(source or ""),
+            "codec": GUESSIT_CODECS.get(str(parsed.get("video_codec") or "")),
+            "hdr": sorted({GUESSIT_HDR[kind] for kind in other if kind in GUESSIT_HDR}),
+            "seasons": sorted({int(number) for number in _listed(parsed.get("season"))}),
+            "episodes": sorted({int(number) for number in _listed(parsed.get("episode"))}),
+            "languages": sorted(code for code in codes if code),
+            "trash": source in TRASH_SOURCES or bool(other & {"Screener", "Workprint", "Line Audio"}),
         }
 
     return read
@@ -116,11 +187,13 @@ def fold(title: str) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", text).split())
 
 
-def correct(field: str, got: dict[str, Any], expected: Any) -> bool:
+def correct(field: str, got: dict[str, Any], expected: Any, *, contain: bool = False) -> bool:
     if field == "title":
         return fold(got["title"]) == fold(expected)
     if field == "title~":
         return title_similarity(expected, got["title"]) >= TITLE_SIMILARITY_THRESHOLD
+    if field == "languages" and contain:
+        return set(expected) <= set(got[field])
     if field in {"hdr", "languages", "seasons", "episodes"}:
         return sorted(got[field]) == sorted(expected)
     return bool(got[field] == expected)
@@ -132,6 +205,8 @@ def labelled(case: dict[str, Any], field: str) -> tuple[bool, Any]:
         return False, None
     if field == "hdr":
         expected = sorted({HDR_KINDS.get(kind, kind) for kind in expected})
+    if field == "resolution":
+        expected = resolution_tier(expected)
     return True, expected
 
 
@@ -149,7 +224,7 @@ def score(
             if not is_labelled:
                 continue
             total += 1
-            if correct(field, got, expected):
+            if correct(field, got, expected, contain=bool(case["expected"].get(f"{field}_contain"))):
                 right += 1
             else:
                 shown = got["title"] if field == "title~" else got[field]
@@ -170,41 +245,51 @@ def median_ms(reader: Callable[[str], dict[str, Any]], names: list[str], runs: i
     return statistics.median(wall), statistics.median(cpu)
 
 
-def main() -> None:
+def half_of(name: str) -> str:
+    """The fixed half a name belongs to: the same on every machine and in every run."""
+    return "development" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "held-out"
+
+
+def main() -> None:  # noqa: C901 - one loop over corpora and parsers
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     parser.add_argument("files", nargs="+", type=Path)
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--misses", choices=FIELDS)
+    parser.add_argument("--runs", type=int, default=3, help="timing runs, the median is reported")
+    parser.add_argument("--half", choices=("development", "held-out"), help="score one half of each corpus")
+    parser.add_argument("--misses", choices=FIELDS, help="print our misses on a field (development half)")
+    parser.add_argument("--no-guessit", action="store_true", help="leave guessit out (it is slow)")
     args = parser.parse_args()
-    reference = parsett_reader()
-    print(f"Python {sys.version.split()[0]}; parsett {'found' if reference else 'not importable'}")
+    readers: dict[str, Callable[[str], dict[str, Any]]] = {"ours": ours}
+    for label, make in (("parsett", parsett_reader), ("guessit", guessit_reader)):
+        if label == "guessit" and args.no_guessit:
+            continue
+        if (reader := make()) is not None:
+            readers[label] = reader
+        else:
+            print(f"{label} is not importable: not compared")
+    print(f"Python {sys.version.split()[0]}; parsers: {', '.join(readers)}")
     for path in args.files:
         cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
+        if args.half:
+            cases = [case for case in cases if half_of(case["name"]) == args.half]
         names = [case["name"] for case in cases]
-        mine = score(cases, ours)
-        theirs = score(cases, reference) if reference else None
-        print(f"\n{path.name}: {len(cases)} names")
-        print(f"{'field':<13}{'labelled':>9}{'ours':>8}" + (f"{'parsett':>9}" if theirs else ""))
+        tables = {label: score(cases, reader) for label, reader in readers.items()}
+        print(f"\n{path.name}{f' ({args.half} half)' if args.half else ''}: {len(cases)} names")
+        print(f"{'field':<13}{'labelled':>9}" + "".join(f"{label:>9}" for label in readers))
         for field in FIELDS:
-            total, right, _ = mine[field]
-            if not total:
-                continue
-            line = f"{field:<13}{total:>9}{100 * right / total:>7.1f}%"
-            if theirs:
-                line += f"{100 * theirs[field][1] / total:>8.1f}%"
-            print(line)
-        per_name = 1000 / len(names)
-        wall, cpu = median_ms(ours, names, args.runs)
-        line = f"µs/name, median of {args.runs} runs, wall (CPU): ours {wall * per_name:.0f}"
-        line += f" ({cpu * per_name:.0f})"
-        if reference:
-            wall, cpu = median_ms(reference, names, args.runs)
-            line += f", parsett {wall * per_name:.0f} ({cpu * per_name:.0f})"
-        print(line)
-        if args.misses:
+            total = tables["ours"][field][0]
+            if total:
+                rates = "".join(f"{100 * table[field][1] / total:>8.1f}%" for table in tables.values())
+                print(f"{field:<13}{total:>9}{rates}")
+        timings = []
+        for label, reader in readers.items():
+            wall, cpu = median_ms(reader, names, args.runs)
+            timings.append(f"{label} {wall * 1000 / len(names):.0f} ({cpu * 1000 / len(names):.0f})")
+        print(f"µs/name, median of {args.runs} runs, wall (CPU): " + ", ".join(timings))
+        if args.misses and args.half != "held-out":
             print(f"\nour misses on {args.misses}:")
-            for miss in mine[args.misses][2]:
-                print("  " + miss)
+            for case_miss in tables["ours"][args.misses][2]:
+                if half_of(case_miss.split("': got", 1)[0][1:]) == "development" or not args.half:
+                    print("  " + case_miss)
 
 
 if __name__ == "__main__":

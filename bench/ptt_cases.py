@@ -4,8 +4,8 @@ Run: python bench/ptt_cases.py PTT_TESTS_DIR OUT.json
 PTT_TESTS_DIR is the `tests` folder of a checkout of parsett (github.com/dreulavelle/PTT, MIT). The tests
 are pytest tables; each file labels one field (test_season.py the seasons, …), test_main.py and
 test_sports.py whole results. They are read with `ast`, never imported or run. Values are mapped to
-parse_release's vocabulary; values outside it become "oov:…" (not scored). The output keeps the names
-outside the repository: they are real release names.
+parse_release's vocabulary by bench/vocabulary.py; values outside it become "oov:…" (not scored). The output
+stays outside the repository: the names are real release names.
 """
 
 from __future__ import annotations
@@ -16,20 +16,8 @@ from pathlib import Path
 import sys
 from typing import Any
 
-# parsett's "quality" -> the vocabulary's source (bench/parse.py derives the class from it).
-QUALITIES = {
-    "BluRay": "bluray", "BDRip": "bluray", "BRRip": "bluray", "BluRay REMUX": "remux", "REMUX": "remux",
-    "WEB-DL": "web-dl", "WEB": "web-dl", "WEBMux": "web-dl", "WEBRip": "webrip", "WEB-DLRip": "webrip",
-    "HDRip": "webrip", "HDTV": "hdtv", "HDTVRip": "hdtv", "PDTV": "hdtv", "TVRip": "hdtv", "SATRip": "hdtv",
-    "PPVRip": "hdtv", "UHDRip": "hdtv", "DVD": "dvd", "DVDRip": "dvd", "CAM": "cam", "TeleSync": "telesync",
-    "TeleCine": "telecine", "SCR": "screener",
-}  # fmt: skip
-SOURCE_CLASSES = {
-    "cam": "trash", "telesync": "trash", "telecine": "trash", "screener": "trash",
-    "hdtv": "tv", "dvd": "dvd", "webrip": "web", "web-dl": "web", "bluray": "bluray", "remux": "bluray",
-}  # fmt: skip
-RESOLUTIONS = {"480p", "576p", "720p", "1080p", "2160p"}
-CODECS = {"avc", "hevc", "av1", "xvid"}
+from vocabulary import SOURCE_CLASSES, codec_of, resolution_tier, source_of
+
 # One field per file: the parametrize argument that holds it.
 SINGLE_FIELD_FILES = {
     "test_season.py": ("expected_seasons", "seasons"),
@@ -85,14 +73,14 @@ def tables(path: Path) -> list[tuple[list[str], list[tuple[Any, ...]]]]:
 def vocabulary(field: str, value: Any) -> dict[str, Any]:  # noqa: PLR0911 - one case per field
     """Map one parsett label to the vocabulary's fields."""
     if field == "quality":
-        source = QUALITIES.get(value) if value else None
-        if value and source is None:
-            return {"source": f"oov:{value}", "source_class": f"oov:{value}"}
+        source = source_of("remux" if value == "BluRay REMUX" else value)
+        if source and source.startswith("oov:"):
+            return {"source": source, "source_class": source}
         return {"source": source, "source_class": SOURCE_CLASSES.get(source or "")}
     if field == "resolution":
-        return {"resolution": value if value is None or value in RESOLUTIONS else f"oov:{value}"}
+        return {"resolution": resolution_tier(value)}
     if field == "codec":
-        return {"codec": value if value is None or value in CODECS else f"oov:{value}"}
+        return {"codec": codec_of(value)}
     if field == "languages":
         # parsett writes "la" for Latin-American Spanish.
         return {"languages": sorted({"es" if code == "la" else code for code in value})}

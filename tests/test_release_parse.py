@@ -91,8 +91,88 @@ CASES: list[tuple[str, dict[str, Any]]] = [
     ("Big Buck Bunny (Blender, 2008) [Vhs.Rip]", {"title": "Big Buck Bunny", "year": 2008}),
 ]  # fmt: skip
 
+# Forms issue 21 asked for: names the parser was not developed on read the same way.
+GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
+    # Season and episode words in other languages, plurals, and numbers before them.
+    ("Pioneer One Temporadas 1 2 3", {"title": "Pioneer One", "seasons": (1, 2, 3), "episodes": ()}),
+    ("Pioneer One Staffeln 1-3", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("Pioneer One Stagioni 1-3 ITA", {"title": "Pioneer One", "seasons": (1, 2, 3), "languages": ("it",)}),
+    ("Pioneer One 2 Temporada 720p", {"title": "Pioneer One", "seasons": (2,)}),
+    ("Pioneer One Stagione 2 Puntata 4", {"seasons": (2,), "episodes": (4,)}),
+    ("Pioneer One Temporada 1 Episódio 3", {"seasons": (1,), "episodes": (3,)}),
+    ("Pioneer One Capitulos 1 al 10", {"title": "Pioneer One", "episodes": tuple(range(1, 11))}),
+    ("Pioneer One Folgen 1-5", {"title": "Pioneer One", "episodes": (1, 2, 3, 4, 5)}),
+    ("Pioneer One Saison 2 Épisodes 1 à 5", {"seasons": (2,), "episodes": (1, 2, 3, 4, 5)}),
+    ("Pioneer One Seizoen 2 Afl.3", {"seasons": (2,), "episodes": (3,)}),
+    ("Pioneer One. Сезон №2. Серия №18", {"seasons": (2,), "episodes": (18,)}),
+    ("Pioneer One (08.seriya) 2010 WEB-DLRip", {"episodes": (8,)}),
+    ("Pioneer One 3iz6 DVDRip", {"episodes": (3,)}),
+    # Season lists, chains, and an episode after a season word.
+    ("Pioneer One Season 1, 2, & 3", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("Pioneer.One.S01-S02-S03.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("[CC] Pioneer One Season 2 - 08 [720p]", {"title": "Pioneer One", "seasons": (2,), "episodes": (8,)}),
+    ("Pioneer One Season 1 - 3 720p", {"seasons": (1, 2, 3), "episodes": ()}),
+    ("Pioneer One S02 03.mkv", {"title": "Pioneer One", "seasons": (2,), "episodes": (3,)}),
+    ("Pioneer One S01 720 HDTV", {"seasons": (1,), "episodes": ()}),
+    ("Pioneer One 1ª a 8ª Temporada Completa", {"title": "Pioneer One", "seasons": tuple(range(1, 9))}),
+    ("Pioneer One 1-3 Seasons 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    # A season and an episode around a dot, set apart; audio channels stay audio.
+    ("Pioneer One - 6.01 - The Signal.mkv", {"title": "Pioneer One", "seasons": (6,), "episodes": (1,)}),
+    ("Pioneer One [5.134] The Signal.mp4", {"seasons": (5,), "episodes": (134,)}),
+    ("Pioneer One - Episode 1.22 - The Signal.avi", {"seasons": (1,), "episodes": (22,)}),
+    ("Sintel 2010 1080p DD 5.1 x264", {"seasons": (), "episodes": (), "audio": ("DD", "5.1")}),
+    # Episode ranges: spaced, in words, with the season repeated; a smaller number or a word is no range.
+    ("[CCSubs] Pioneer One - 01 ~ 12 [1080p]", {"episodes": tuple(range(1, 13))}),
+    ("Pioneer One S01 E01 à E12 FRENCH", {"episodes": tuple(range(1, 13)), "languages": ("fr",)}),
+    ("Pioneer One 2x09-2x10 HDTV", {"seasons": (2,), "episodes": (9, 10)}),
+    ("Pioneer.One.S01E12-31st.Century.720p", {"episodes": (12,)}),
+    ("Pioneer.One.S01E12-3.Acts.720p", {"episodes": (12,)}),
+    ("Pioneer.One.S01E01-E04.720p", {"episodes": (1, 2, 3, 4)}),
+    # A group's episode after the year; one number for a season and an episode before a resolution.
+    ("[CCSubs] Pioneer One (2010) - 35 (720p) [ABCDEF12].mkv", {"title": "Pioneer One", "episodes": (35,)}),
+    ("Pioneer.One.113.720p.HDTV.x264", {"title": "Pioneer One", "seasons": (1,), "episodes": (13,)}),
+    ("Night.of.the.Living.Dead.2049.720p.HDTV", {"seasons": (), "episodes": ()}),
+    # Aliases: the first title in Latin letters.
+    ("Sintel AKA Durian 2010 1080p BluRay", {"title": "Sintel", "year": 2010}),
+    ("Sintel a.k.a. Durian (2010) 720p", {"title": "Sintel", "year": 2010}),
+    ("Синтел / Sintel (2010) BDRip 1080p", {"title": "Sintel", "year": 2010, "source": "bluray"}),
+    ("Синтел (Sintel) 2010 BDRip 1080p", {"title": "Sintel"}),
+    # Names made only of brackets have their title in one of them; a bracketed source after a group is read.
+    ("[CC][动画][Pioneer One][2019][17][AVC]", {"title": "Pioneer One", "year": 2019, "episodes": (17,)}),
+    ("【CC字幕组】★01月新番★[Sintel][01][720p]", {"title": "Sintel", "resolution": "720p"}),
+    ("[CCSubs][Sintel][01][1080p]", {"title": "Sintel", "episodes": (1,), "group": "CCSubs"}),
+    ("[CCSubs] [BD][1080p] Pioneer One 08 [ABCDEF12].mkv", {"title": "Pioneer One", "source": "bluray"}),
+    # Leading site tags, edition words, subtitle and codec tags end or leave the title.
+    ("{WWW.EXAMPLE.TV} Pioneer One 720p", {"title": "Pioneer One"}),
+    ("www example org - Sintel 2010 720p", {"title": "Sintel"}),
+    ("Sintel.EXTENDED.2010.1080p", {"title": "Sintel", "year": 2010}),
+    ("Sintel - Director's Cut (2010) 720p", {"title": "Sintel"}),
+    ("[CCSubs] Pioneer One v2 [BD1080p][ABCDEF12].mkv", {"title": "Pioneer One", "source": "bluray"}),
+    ("Sintel.2010.SWESUB.720p", {"title": "Sintel", "languages": ()}),
+    ("Sintel.VP9.Opus.webm", {"title": "Sintel"}),
+    # Sources glued or spelt out.
+    ("Pioneer.One.S01E02.[Bluray720p].mkv", {"source": "bluray", "resolution": "720p"}),
+    ("Sintel.2010.TC1080P", {"source": "telecine", "resolution": "1080p", "trash": True}),
+    ("Sintel 2010 HDTCRip", {"source": "telecine", "trash": True}),
+    ("Sintel 2010 PDVDRip x264", {"trash": True}),
+    ("Pioneer.One.S01E05.German.DL.720p.NetflixHD.x264", {"source": "web-dl"}),
+    ("Pioneer.One.S01E05.BDLight.x265", {"source": "bluray"}),
+    ("Pioneer One - S01E01 - HD TV.mkv", {"source": "hdtv"}),
+    ("Pioneer.One.S01E01.ITA.ENG.1080p.AHDTVMux.x264", {"source": "hdtv"}),
+    # Audio languages: glued dubbing tags, Chinese audio words, NORDiC; title-case words are not codes.
+    ("Pioneer.One.S01E01.DUBPL.HDTV", {"languages": ("pl",)}),
+    ("Pioneer.One.S01E01.HDTV.HUNDUB", {"languages": ("hu",)}),
+    ("Sintel.2010.国语中字.1080p", {"languages": ("zh",)}),
+    ("Sintel.2010.NORDiC.1080p", {"languages": ("da", "fi", "no", "sv")}),
+    ("Pioneer.One.S01E01.Le.Testament.De.Nobel.FRENCH.DVDRip", {"languages": ("fr",)}),
+    ("Pioneer.One.1x19.ita.720p", {"languages": ("it",)}),
+    ("Sintel (2010) [x264 {Fr-Eng}]", {"languages": ("fr", "en")}),
+]  # fmt: skip
 
-@pytest.mark.parametrize(("name", "expected"), CASES, ids=[name for name, _ in CASES])
+
+@pytest.mark.parametrize(
+    ("name", "expected"), CASES + GENERAL_CASES, ids=[name for name, _ in CASES + GENERAL_CASES]
+)
 def test_parse(name: str, expected: dict[str, Any]) -> None:
     parsed = asdict(parse_release(name))
     assert {field: parsed[field] for field in expected} == expected

@@ -1,0 +1,281 @@
+"""Seasons and episodes in a release name: "S01E02", "1x02", "Season 1-3", "第3話", a bare "Title - 12".
+
+Pure Python (standard library only). Part of reading a name (see parse.py): the finders here take what they
+read from the Scan, so that later finders do not read "E-AC3-S78" as a season or "1280x720" as an episode.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Final
+
+from .scan import MASK, Scan, token
+
+# Continuations of a first episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45".
+_MORE_EPISODES: Final = (
+    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×]|-[x×]?|\+|[x×])"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"\d{1,3}(?![\dpi]|[a-z]{2}))*)"
+)
+_SXXEYY_RE: Final = re.compile(
+    r"(?<![a-z0-9])[st](?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
+    rf"(?P<episode>\d{{1,4}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
+    re.IGNORECASE,
+)
+_CROSS_RE: Final = re.compile(
+    r"(?<![a-z0-9])(?P<season>\d{1,2}|(?:19|20)\d{2})(?:[x×]| [x×] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
+    rf"{_MORE_EPISODES}(?![a-z0-9])",
+    re.IGNORECASE,
+)
+# "S2-07", "S1 - 01": a one-digit season and an episode after a dash.
+_SEASON_DASH_EPISODE_RE: Final = re.compile(
+    r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE
+)
+# "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
+# dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
+_DOTTED_EPISODE_RE: Final = re.compile(
+    r"(?:(?<=\[)|(?<= - )|(?<=episode )|(?<=episode\.))(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=\]| - )",
+    re.IGNORECASE,
+)
+_SEASON_WORDS: Final = (
+    r"seasons?|saisons?|temporadas?|temp|tem|stagione|stagioni|staffeln?|seizoen|sezon[uy]?l?|s[äa]song|s[æa]son|"
+    r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону"  # noqa: RUF001 - letters of other scripts, on purpose
+)
+_ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
+                 "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
+_NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                        "eight": 8, "nine": 9, "ten": 10, "un": 1, "deux": 2, "trois": 3, "quatre": 4,
+                        "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10}  # fmt: skip
+_SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORDS), key=len, reverse=True))})"
+# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII".
+_SEASON_WORD_RE: Final = token(
+    rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
+    r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
+    r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
+    r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
+    right=r"(?![a-z0-9])",
+)
+# "2nd Season", "10 th season", "3º Temporada", "1a. Temporada", "2. Staffel", "5-й сезон", "2 сезон"; a
+# bare number before an English "Season" is part of the title ("24 Season 1-8").
+_ORDINAL_SEASON_RE: Final = token(
+    rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel))",  # noqa: RUF001 - letters of other scripts, on purpose
+    right="",
+)
+# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
+_ORDINAL_SEASON_RANGE_RE: Final = token(
+    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th)?[ ._]?(?:-|a|al|to|à)[ ._]?"
+    rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
+    right=r"(?![a-z0-9])",
+)
+# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
+_NUMBER_EPISODE_WORD_RE: Final = token(
+    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
+    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",  # noqa: RUF001 - letters of other scripts, on purpose
+    right="",
+)
+_SEASON_RANGE_RE: Final = re.compile(
+    r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
+    r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
+    r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
+    r"(?![ ._-]?e\d)",
+    re.IGNORECASE,
+)
+_SEASON_RE: Final = re.compile(
+    r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
+)
+_EPISODE_WORDS: Final = (
+    r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
+    r"afleveringe?n?|afl|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|эпизод|"
+    r"bolum|bölüm|jaksot?|seriya|seria"
+)
+# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12".
+_EPISODE_WORD_RE: Final = token(
+    rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
+    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
+    r"|[+&]e?(?P<plus>\d{1,3}))?"
+    r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
+    right=r"(?![a-z0-9])",
+)
+# Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]": episodes 2-4.
+_CAP_CODE_RE: Final = re.compile(
+    r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
+)
+# "14 of 21", "1of4": an episode of a known number.
+_OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
+# East Asian numbering: "第3話", "第23集", "第二季".
+_CJK_EPISODE_RE: Final = re.compile(r"第([0-9一二三四五六七八九十百]+)[話话集回]")
+_CJK_SEASON_RE: Final = re.compile(r"第([0-9一二三四五六七八九十]+)季|シーズン([0-9]+)")
+_CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+# Bare numbers, read only when nothing else numbers the episode (see bare_episode).
+_DASH_NUMBER_RE: Final = re.compile(
+    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
+)
+_BARE_NUMBER_RE: Final = re.compile(
+    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:-(?P<last>\d{1,4}))?(?=[ ._]*(?:$|[\[(\x00]))"
+)
+_LEADING_NUMBER_RE: Final = re.compile(
+    r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
+)
+# "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec.
+_NUMBER_BEFORE_TV_RE: Final = re.compile(
+    r"(?<=[ ._])(?P<number>\d{1,4})(?:v\d)?[ ._]+(?=(?:(?:480|576|720|1080)[pi][ ._]+(?=hdtv|pdtv|sdtv))?"
+    r"(?:hdtv|pdtv|sdtv|dsr|tvrip|hdtvrip|x264|h264|xvid)(?![a-z0-9]))",
+    re.IGNORECASE,
+)
+
+
+def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C901, PLR0912 - one flat list of forms
+    """Read the seasons and the episodes a name numbers ("S01E02", "Season 1-3", "Episode 5", "第3話")."""
+    seasons: list[int] = []
+    episodes: list[int] = []
+    for pattern in (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE):
+        for match in scan.every(pattern):
+            seasons.append(int(match.group("season")))
+            episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))
+        if episodes:
+            break
+    if not episodes:
+        for match in scan.every(_CAP_CODE_RE):
+            seasons.append(int(match.group("season")))
+            episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
+    # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
+    for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
+        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
+    seasons.extend(int(match.group("first")) for match in scan.every(_ORDINAL_SEASON_RE))
+    for match in scan.every(_SEASON_RANGE_RE):
+        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
+    for match in scan.every(_SEASON_WORD_RE):
+        seasons.append(_season_number(match.group("first")))
+        if not episodes and (after := _AFTER_SEASON_EPISODE_RE.match(scan.masked, match.end())):
+            scan.take(after)  # "Season 2 - 08": the season's eighth episode
+            episodes.extend(_episode_range(int(after.group("episode")), after.group("last")))
+        for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
+            number, separator = int(item.group(2)), (item.group(1) or "").lower()
+            is_range = separator in {"-", "to", "a"}
+            seasons.extend(_season_range(seasons[-1], number) if is_range else [number])
+    for match in scan.every(_SEASON_RE):
+        seasons.append(int(match.group(1)))
+        if not episodes and (after := _SEASON_BARE_EPISODE_RE.match(scan.masked, match.end())):
+            scan.take(after)  # "Title S02 03": the season's third episode
+            episodes.append(int(after.group("episode")))
+    seasons.extend(_cjk_number(match.group(1) or match.group(2)) for match in scan.every(_CJK_SEASON_RE))
+    numbered = bool(episodes)
+    for match in scan.every(_NUMBER_EPISODE_WORD_RE):
+        episodes.extend(() if numbered else [int(match.group("episode"))])
+    for match in scan.every(_EPISODE_WORD_RE):
+        plus = [int(match.group("plus"))] if match.group("plus") else []
+        episodes.extend(
+            () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
+        )
+    for match in scan.every(_OF_RE):
+        episodes.extend(() if numbered else [int(match.group("episode"))])
+    for match in scan.every(_CJK_EPISODE_RE):
+        episodes.extend(() if numbered else [_cjk_number(match.group(1))])
+    return sorted(set(seasons)), list(dict.fromkeys(episodes))
+
+
+_AFTER_SEASON_EPISODE_RE: Final = re.compile(
+    r"[ ._]-[ ._](?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])", re.IGNORECASE
+)
+_SEASON_BARE_EPISODE_RE: Final = re.compile(
+    r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
+)
+_SEASON_ITEM_RE: Final = re.compile(r"(-|to|a|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE)
+_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×]|[^\d]+)(\d{1,3})")  # noqa: RUF001 - letters of other scripts, on purpose
+# What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
+_RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
+
+
+def _episode_list(first: int, more: str) -> list[int]:
+    """Expand "E01" and "-E04" / "E02E03" / "+02" / "-03-04" / "x45x46" / " to E12" into the episodes named.
+
+    A number after a dash that is not larger than the last is no range but a title word ("E13-3 Acts").
+    """
+    episodes = [first]
+    for item in _EPISODE_ITEM_RE.finditer(more):
+        number = int(item.group(2))
+        if _RANGE_SEPARATOR_RE.search(item.group(1)):
+            if number <= episodes[-1]:
+                break
+            episodes.extend(range(episodes[-1] + 1, min(number, episodes[-1] + 200) + 1))
+        else:
+            episodes.append(number)
+    return episodes
+
+
+def _episode_range(first: int, last: str | None) -> list[int]:
+    if last is None or int(last) <= first:
+        return [first]
+    return list(range(first, min(int(last), first + 200) + 1))
+
+
+def _season_range(first: int, last: int) -> list[int]:
+    return list(range(first, max(first, min(last, first + 100)) + 1))
+
+
+def _season_number(word: str) -> int:
+    word = word.lower()
+    return int(word) if word.isdigit() else _ROMAN.get(word) or _NUMBER_WORDS[word]
+
+
+def _cjk_number(text: str) -> int:
+    if text.isdigit():
+        return int(text)
+    if "十" not in text:
+        return _CJK_DIGITS.get(text, 0)
+    tens, _, units = text.partition("十")
+    return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
+
+
+def bare_episode(
+    scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None
+) -> tuple[list[int], list[int], int, int]:
+    """Read episodes numbered by a bare number when nothing else numbers them: (seasons, episodes, span).
+
+    "Title - 12", "[Group] Title 12 [1080p]", "01 - Title", and "Title.307.HDTV" (season 3, episode 7).
+    Each form is narrow on purpose: "Apollo 13 1080p" and "Plan 9 from Outer Space" are films.
+    """
+    head = scan.masked[:end]
+    # A group's episode may follow the year: "[Group] Title (2020) - 35 (720p)".
+    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group else head
+    if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not is_year(match.group("episode")):
+        scan.take(match)
+        stop = min(match.start(), end)
+        return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not is_year(match.group(1)):
+        scan.take(match, 0)
+        episodes = _episode_range(int(match.group("episode")), match.group("last"))
+        # "003. Title - Episode Name": the title stops at the dash.
+        dash = scan.text.find(" - ", match.end(), end)
+        return [], episodes, match.end(), dash if dash > 0 else end
+    match = _BARE_NUMBER_RE.search(dash_head, start) if leading_group else None
+    if match and not is_year(match.group("episode")):
+        scan.take(match)
+        stop = min(match.start(), end)
+        return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    match = next(
+        (
+            m
+            for m in _NUMBER_BEFORE_TV_RE.finditer(scan.text, start)
+            if MASK not in scan.masked[m.start() : m.end()]
+        ),
+        None,
+    )
+    if match and not re.fullmatch(r"(?:19|20)\d{2}", match.group("number")):  # "Blade.Runner.2049.HDTV"
+        digits = match.group("number")
+        cut = min(match.start(), end)
+        if len(digits) > 2:  # noqa: PLR2004 - one number for a season and an episode
+            scan.take(match)
+            return [int(digits[:-2])], [int(digits[-2:])], start, cut
+        if re.match(r"(?:hdtv|pdtv|sdtv|dsr|tvrip)", scan.text[match.end() :], re.IGNORECASE):
+            scan.take(match)
+            return [], [int(digits)], start, cut
+    return [], [], start, end
+
+
+def is_year(digits: str) -> bool:
+    """Whether a number is a year a release can have (1900 up to next year)."""
+    return len(digits) == 4 and 1900 <= int(digits) <= dt.datetime.now(tz=dt.UTC).year + 1  # noqa: PLR2004
