@@ -38,6 +38,7 @@ class NewsKind(StrEnum):
     REPLACED = "download_replaced"
     FAILED = "download_failed"
     REFUSED = "download_refused"
+    REFUSED_FAKE = "download_refused_fake"
     WANTED_ADDED = "wanted_added"
 
 
@@ -75,6 +76,13 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         sentence_key="event_refused",
         bus_event=None,  # the add was refused: no download to tell automations about
         told_first=True,  # a magnet's refusal comes after the answer that said it was added
+    ),
+    NewsKind.REFUSED_FAKE: NewsTelling(
+        prompt_text="refused, removed: not what it claimed (its `reason`: only archives, no video, "
+        "password-protected archives, or a video far too small for the title)",
+        sentence_key="event_refused_fake",
+        bus_event=None,  # the add was refused, as for dangerous files
+        told_first=True,
     ),
     NewsKind.WANTED_ADDED: NewsTelling(
         prompt_text="was wanted; a release came out and is now downloading",

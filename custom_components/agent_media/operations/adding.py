@@ -9,15 +9,18 @@ then decoded once in the executor within the limits of `read_torrent_file`; that
 safety check, the duplicate check and the add. The link may hold an indexer's API key: it is never logged
 nor put in an error.
 
-Safety before download: a .torrent is added paused, so qBittorrent lists its files a moment later (looked
-at quickly, then less often, for at most `FILE_LIST_WAIT`). A magnet is added with qBittorrent's stop
-condition "metadata received": it fetches the file list and stops before any data (a paused magnet would
-never fetch it). The turn does not wait for a magnet's metadata: unless qBittorrent already has its file
-list, the download is recorded as waiting and a background task finishes the check when the list arrives,
-so the answer comes at once. A torrent holding programs, scripts or shortcuts is removed and refused
-(`DangerousTorrentError` in the turn; from the background, news told at the next turn), a clean one is
-started. Until then (and if Home Assistant restarts meanwhile) the torrent stays stopped (paused, or by its
-stop condition), so nothing unchecked ever downloads.
+Safety before download: on qBittorrent 5.2+ a magnet's file list is asked for first
+(`torrents/fetchMetadata`, one look) and a bad one is refused without being added. Otherwise a .torrent is
+added paused, so qBittorrent lists its files a moment later (looked at quickly, then less often, for at most
+`FILE_LIST_WAIT`). A magnet is added with qBittorrent's stop condition "metadata received": it fetches the
+file list and stops before any data (a paused magnet would never fetch it). The turn does not wait for a
+magnet's metadata: unless qBittorrent already has its file list, the download is recorded as waiting and a
+background task finishes the check when the list arrives, so the answer comes at once. A torrent holding
+programs, scripts or shortcuts is removed and refused (`DangerousTorrentError` in the turn; from the
+background, news told at the next turn), so is one that is not what it claims (`safety.judge_contents`:
+`RefusedContentsError`, news `download_refused_fake`); a clean one has its samples, descriptions and extras
+set to priority 0 (never all its files), then is started. Until then (and if Home Assistant restarts
+meanwhile) the torrent stays stopped (paused, or by its stop condition), so nothing unchecked ever downloads.
 """
 
 from __future__ import annotations
@@ -39,16 +42,18 @@ from ..clients.bittorrent import (
     InvalidTorrentError,
     TorrentFile,
     info_hash_from_magnet,
+    magnet_name,
     read_torrent_file,
 )
 from ..clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
 from ..clients.qbittorrent import AddedTorrent
 from ..const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT, SIGNAL_DOWNLOAD_ADDED
-from ..errors import SAFETY_SERVICE, DangerousTorrentError
+from ..errors import SAFETY_SERVICE, DangerousTorrentError, RefusedContentsError
 from ..memory import download_record
 from ..news import NewsKind, added_payload, async_fire_download_event, async_tell
-from ..safety import dangerous_files
-from ..torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
+from ..release import parse_release
+from ..safety import TorrentEntry, dangerous_files, judge_contents
+from ..torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours, numeric
 from ..untrusted import MAX_NAME, clip
 from .base import SOURCE_CONVERSATION, SOURCE_SERVICE, OperationsPart
 
@@ -145,11 +150,72 @@ def _refuse_dangerous_file_list(torrent: TorrentFile) -> None:
         raise DangerousTorrentError(torrent.name, found)
 
 
+def _resolution(name: str) -> int | None:
+    """Return the height a release name gives ("1080p" → 1080), or None."""
+    resolution = parse_release(name).resolution
+    digits = (resolution or "").rstrip("p")
+    return int(digits) if digits.isdigit() else None
+
+
+def _refuse_or_skip(name: str, files: list[dict[str, Any]], media: Mapping[str, Any] | None) -> list[int]:
+    """Raise DangerousTorrentError or RefusedContentsError for a bad file list; else return the files to skip.
+
+    `files` as qBittorrent lists them (`torrents/files`); `media` the identity the torrent was added for.
+    """
+    if found := dangerous_files(str(item.get("name") or "") for item in files):
+        raise DangerousTorrentError(name, found)
+    media = media or {}
+    runtime = media.get("runtime")
+    judgement = judge_contents(
+        (
+            TorrentEntry(
+                int(numeric(item.get("index", position))),
+                str(item.get("name") or ""),
+                int(numeric(item.get("size"))),
+            )
+            for position, item in enumerate(files)
+        ),
+        media_type=str(media.get("media_type") or "") or None,
+        runtime_minutes=runtime if isinstance(runtime, int) else None,
+        resolution=_resolution(name),
+    )
+    if judgement.refusal is not None:
+        raise RefusedContentsError(name, judgement.refusal, clip(judgement.detail, MAX_NAME * 2))
+    return list(judgement.skipped)
+
+
+async def _async_judge_before_adding(
+    qbittorrent: QBittorrentClient, magnet: str, media: Mapping[str, Any] | None
+) -> None:
+    """Refuse a bad magnet before it is added, when qBittorrent (5.2+) already has its file list.
+
+    One look: qBittorrent then goes on fetching the metadata in the background, and the stopped add that
+    follows checks what comes later.
+    """
+    try:
+        files = await qbittorrent.async_fetch_metadata(magnet)
+    except RequestRejectedError:
+        return  # a magnet it cannot read for metadata; the add says what is wrong
+    if files:
+        name = magnet_name(magnet) or str(info_hash_from_magnet(magnet))
+        try:
+            _refuse_or_skip(name, files, media)
+        except RequestRejectedError as err:
+            LOGGER.warning("Refused %s before adding it: %s", clip(name, MAX_NAME), err.detail)
+            raise
+
+
 async def _async_add_checked(
-    qbittorrent: QBittorrentClient, link: str | None, torrent: TorrentFile | None, save_path: str | None
+    qbittorrent: QBittorrentClient,
+    link: str | None,
+    torrent: TorrentFile | None,
+    save_path: str | None,
+    media: Mapping[str, Any] | None,
 ) -> tuple[AddedTorrent, str]:
     """Add without downloading, check the file list when it comes in time, start; return the safety state."""
     existing = await _async_existing(qbittorrent, link, torrent)
+    if torrent is None and link is not None and existing is None:
+        await _async_judge_before_adding(qbittorrent, link, media)
     if torrent is not None:
         added = await qbittorrent.async_add_torrent_file(
             torrent, save_path=save_path, tags=(TORRENT_TAG,), paused=True
@@ -166,7 +232,7 @@ async def _async_add_checked(
         return added, SAFETY_EXISTING
     if (files := await _async_wait_for_files(qbittorrent, added.info_hash, wait)) is None:
         return added, SAFETY_WAITING
-    await _async_check_and_start(qbittorrent, added, files)  # raises DangerousTorrentError
+    await _async_check_and_start(qbittorrent, added, files, media)  # raises on a refusal
     return added, SAFETY_CHECKED
 
 
@@ -204,14 +270,23 @@ async def _async_wait_for_files(
 
 
 async def _async_check_and_start(
-    qbittorrent: QBittorrentClient, added: AddedTorrent, files: list[dict[str, Any]]
+    qbittorrent: QBittorrentClient,
+    added: AddedTorrent,
+    files: list[dict[str, Any]],
+    media: Mapping[str, Any] | None,
 ) -> None:
-    """Remove a torrent holding dangerous files (raising DangerousTorrentError), else start it."""
-    if found := dangerous_files(str(item.get("name") or "") for item in files):
+    """Remove a refused torrent (raising DangerousTorrentError or RefusedContentsError), else start it.
+
+    Its samples, descriptions and extras are left out (file priority 0) before it starts.
+    """
+    try:
+        skipped = _refuse_or_skip(added.name, files, media)
+    except RequestRejectedError as err:
         # Nothing was downloaded (paused, or stopped at metadata): the files on disk, if any, are not ours.
         await qbittorrent.async_remove([added.info_hash], delete_files=False)
-        LOGGER.warning("Refused %s (%s): it holds %s", added.name, added.info_hash, ", ".join(found[:10]))
-        raise DangerousTorrentError(added.name, found)
+        LOGGER.warning("Refused %s (%s): %s", clip(added.name, MAX_NAME), added.info_hash, err.detail)
+        raise
+    await qbittorrent.async_set_file_priority(added.info_hash, skipped, 0)
     await qbittorrent.async_resume([added.info_hash])
 
 
@@ -251,7 +326,7 @@ class DownloadAdder(OperationsPart):
         torrent = await async_read_torrent(hass, torrent_file) if torrent_file is not None else None
         if torrent is not None:
             _refuse_dangerous_file_list(torrent)  # a .torrent lists its files: no need to add it first
-        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path)
+        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path, media)
         if save_path is None:
             save_path = await _async_default_save_path(qbittorrent, added.info_hash)
 
@@ -314,13 +389,13 @@ class DownloadAdder(OperationsPart):
             await asyncio.sleep(delay)
             early = time.monotonic() - started < METADATA_WATCH_EARLY
             delay = min(delay * 2, METADATA_WATCH_EARLY_POLL if early else METADATA_WATCH_MAX_POLL)
-            if memory.downloads.get(added.info_hash) is None:
+            if (record := memory.downloads.get(added.info_hash)) is None:
                 return
             try:
                 files = await qbittorrent.async_files(added.info_hash)
                 if not files:
                     continue
-                await _async_check_and_start(qbittorrent, added, files)
+                await _async_check_and_start(qbittorrent, added, files, record.get("media"))
             except DangerousTorrentError as err:
                 memory.downloads.pop(added.info_hash)
                 async_tell(
@@ -332,6 +407,20 @@ class DownloadAdder(OperationsPart):
                         "hash": added.info_hash,
                         "name": clip(added.name, MAX_NAME),
                         "dangerous_files": [clip(path, 120) for path in err.files[:10]],
+                    },
+                )
+                return
+            except RefusedContentsError as err:
+                memory.downloads.pop(added.info_hash)
+                async_tell(
+                    self.hass,
+                    self.collaborators.entry_id,
+                    memory.journal,
+                    NewsKind.REFUSED_FAKE,
+                    {
+                        "hash": added.info_hash,
+                        "name": clip(added.name, MAX_NAME),
+                        "reason": err.refusal.value,
                     },
                 )
                 return
