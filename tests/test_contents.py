@@ -13,7 +13,6 @@ import pytest
 
 from custom_components.agent_media.const import DOMAIN
 from custom_components.agent_media.errors import RefusedContentsError
-from custom_components.agent_media.news import NewsKind
 from custom_components.agent_media.operations.adding import SAFETY_CHECKED
 from custom_components.agent_media.safety import (
     ContentsRefusal,
@@ -242,12 +241,11 @@ async def test_on_qbittorrent_5_2_a_magnet_is_judged_before_it_is_added(
         pytest.skip(f"qBittorrent {qbittorrent.version} has no torrents/fetchMetadata (5.2+)")
     fake = await seed(hass, seeder, tmp_path, "Pioneer.One.S01E02.720p.rar", size=64 * 1024)
     magnet = f"{fake.magnet}&x.pe=127.0.0.1:{seeder.bt_port}"
-    # qBittorrent fetches the metadata in the background once asked (as the first look of an earlier add).
-    await wait_until(
-        lambda: hass.async_add_executor_job(lambda: qbittorrent.api().torrents_fetch_metadata(source=magnet)),
-        lambda answer: bool(answer.get("info")),
-        what="the metadata fetched",
-    )
+    # qBittorrent fetches the metadata in the background once asked (per Web UI session: Agent Media's own,
+    # as the first look of an earlier add of the same magnet would).
+    client = setup_integration.runtime_data.operations.collaborators.qbittorrent
+    files = await wait_until(lambda: client.async_fetch_metadata(magnet), what="the metadata fetched")
+    assert [item["name"] for item in files] == [fake.name]
     rid = (await hass.async_add_executor_job(lambda: qbittorrent.api().sync_maindata()))["rid"]
 
     with pytest.raises(RefusedContentsError) as refused:

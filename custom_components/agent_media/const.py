@@ -20,6 +20,7 @@ CONF_QBITTORRENT_URL: Final = "qbittorrent_url"
 CONF_QBITTORRENT_USERNAME: Final = "qbittorrent_username"
 CONF_QBITTORRENT_PASSWORD: Final = "qbittorrent_password"
 CONF_QBITTORRENT_VERIFY_SSL: Final = "qbittorrent_verify_ssl"
+CONF_QBITTORRENT_API_KEY: Final = "qbittorrent_api_key"  # qBittorrent 5.2+, instead of the password
 CONF_TMDB_API_KEY: Final = "tmdb_api_key"
 
 # Config entry options (all optional).
