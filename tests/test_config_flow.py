@@ -519,7 +519,10 @@ async def test_reauth_of_an_entry_without_a_model_asks_only_for_qbittorrent(
     entry = MockConfigEntry(domain=DOMAIN, data=data)
     entry.add_to_hass(hass)
     result = await entry.start_reauth_flow(hass)
-    assert [str(key) for key in result["data_schema"].schema] == [CONF_QBITTORRENT_PASSWORD]
+    assert [str(key) for key in result["data_schema"].schema] == [
+        CONF_QBITTORRENT_PASSWORD,
+        CONF_QBITTORRENT_API_KEY,
+    ]
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_QBITTORRENT_PASSWORD: qbittorrent.password}
     )

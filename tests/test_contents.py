@@ -128,10 +128,9 @@ def test_a_torrent_whose_wanted_files_are_all_skipped_is_never_complete() -> Non
 @pytest.mark.parametrize(
     ("files", "refusal"),
     [
-        ({"Night.of.the.Living.Dead.1968.part1.rar": 40_000, "Night.of.the.Living.Dead.1968.part2.rar": 40_000},
-         ContentsRefusal.ONLY_ARCHIVES),
-        ({"Night.of.the.Living.Dead.1968.rar": 60_000, "PASSWORD.txt": 30}, ContentsRefusal.PASSWORD_PROTECTED),
-        ({"Night.of.the.Living.Dead.1968.mp3": 60_000, "cover.jpg": 3_000}, ContentsRefusal.NO_VIDEO),
+        ({"NOTLD.1968.part1.rar": 40_000, "NOTLD.1968.part2.rar": 40_000}, ContentsRefusal.ONLY_ARCHIVES),
+        ({"NOTLD.1968.rar": 60_000, "PASSWORD.txt": 30}, ContentsRefusal.PASSWORD_PROTECTED),
+        ({"NOTLD.1968.mp3": 60_000, "cover.jpg": 3_000}, ContentsRefusal.NO_VIDEO),
     ],
 )  # fmt: skip
 async def test_a_fake_torrent_file_is_refused_and_removed(

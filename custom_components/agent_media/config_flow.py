@@ -193,10 +193,12 @@ async def async_validate_llm(hass: HomeAssistant, data: Mapping[str, Any]) -> Er
 
 
 def _with_one_login(data: dict[str, Any], typed: Mapping[str, Any]) -> dict[str, Any]:
-    """Return the entry's data where a newly typed password replaces a saved API key, and the other way round."""
+    """Return the entry's data where a typed password replaces a saved API key, and the other way round."""
     if typed.get(CONF_QBITTORRENT_API_KEY) and not typed.get(CONF_QBITTORRENT_PASSWORD):
         data[CONF_QBITTORRENT_PASSWORD] = ""
-    elif typed.get(CONF_QBITTORRENT_PASSWORD) and not typed.get(CONF_QBITTORRENT_API_KEY):
+    elif not typed.get(CONF_QBITTORRENT_API_KEY) and (
+        typed.get(CONF_QBITTORRENT_PASSWORD) or not data.get(CONF_QBITTORRENT_API_KEY)
+    ):
         data.pop(CONF_QBITTORRENT_API_KEY, None)
     return data
 
@@ -392,6 +394,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                 self._async_abort_entries_match({CONF_QBITTORRENT_URL: user_input[CONF_QBITTORRENT_URL]})
                 errors = await async_validate_qbittorrent(user_input)
             if not errors:
+                if not user_input.get(CONF_QBITTORRENT_API_KEY):
+                    user_input.pop(CONF_QBITTORRENT_API_KEY, None)  # a password login: no key kept
                 self._data.update(user_input)
                 return await self.async_step_tmdb()
         return self.async_show_form(
