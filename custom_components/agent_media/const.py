@@ -90,6 +90,7 @@ EVENT_DOWNLOAD_ADDED: Final = "agent_media_download_added"
 EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 EVENT_DOWNLOAD_REPLACED: Final = "agent_media_download_replaced"
 EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
+EVENT_DOWNLOAD_STOPPED: Final = "agent_media_download_stopped"  # a dead one from a private tracker
 
 # Signals inside one entry (the dispatcher; the bus above is for people's automations only). Format with the
 # entry id.

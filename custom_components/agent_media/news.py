@@ -22,6 +22,7 @@ from .const import (
     EVENT_DOWNLOAD_COMPLETED,
     EVENT_DOWNLOAD_FAILED,
     EVENT_DOWNLOAD_REPLACED,
+    EVENT_DOWNLOAD_STOPPED,
     SIGNAL_DOWNLOAD_EVENT,
 )
 from .torrents import numeric
@@ -39,6 +40,7 @@ class NewsKind(StrEnum):
     FAILED = "download_failed"
     REFUSED = "download_refused"
     REFUSED_FAKE = "download_refused_fake"
+    STOPPED_PRIVATE = "download_stopped_private"
     WANTED_ADDED = "wanted_added"
 
 
@@ -82,6 +84,13 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         "password-protected archives, or a video far too small for the title)",
         sentence_key="event_refused_fake",
         bus_event=None,  # the add was refused, as for dangerous files
+        told_first=True,
+    ),
+    NewsKind.STOPPED_PRIVATE: NewsTelling(
+        prompt_text="dead, from a private tracker: stopped, not deleted nor replaced (its ratio rules); "
+        "the person may remove it",
+        sentence_key="event_stopped_private",
+        bus_event=EVENT_DOWNLOAD_STOPPED,
         told_first=True,
     ),
     NewsKind.WANTED_ADDED: NewsTelling(

@@ -455,6 +455,19 @@ class QBittorrentClient:
         result = await self._run(lambda client: client.torrents_files(torrent_hash=info_hash.lower()))
         return [dict(item) for item in result]
 
+    async def async_is_private(self, info_hash: str) -> bool | None:
+        """Return whether a torrent is from a private tracker; None when qBittorrent does not list it."""
+
+        def private(client: qbittorrentapi.Client) -> bool | None:
+            found = client.torrents_info(torrent_hashes=info_hash.lower())
+            if not found:
+                return None
+            if isinstance(flag := found[0].get("private"), bool):  # qBittorrent 5.2+
+                return flag
+            return bool(client.torrents_properties(torrent_hash=info_hash.lower()).get("is_private"))
+
+        return await self._run(private)
+
     async def async_set_file_priority(self, info_hash: str, indexes: Sequence[int], priority: int) -> None:
         """Set the priority of some files of a torrent (0: not downloaded)."""
         if not indexes:
