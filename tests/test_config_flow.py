@@ -238,6 +238,12 @@ async def test_qbittorrent_needs_a_password_or_an_api_key_not_both(
     assert result["step_id"] == "tmdb"
 
 
+async def _start_reauth(hass: HomeAssistant, entry: config_entries.ConfigEntry) -> Any:
+    return await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_REAUTH, "entry_id": entry.entry_id}, data=entry.data
+    )
+
+
 async def test_an_api_key_instead_of_the_password(
     hass: HomeAssistant, llm_server: Any, qbittorrent: Any, tmdb_server: Any, knaben_server: Any
 ) -> None:
@@ -265,13 +271,13 @@ async def test_an_api_key_instead_of_the_password(
 
     # The key is rotated in qBittorrent: reauth takes the new one (or a password, which drops the key).
     new_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
-    result = await entry.start_reauth_flow(hass)
+    result = await _start_reauth(hass, entry)
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_QBITTORRENT_API_KEY: new_key}
     )
     assert result["reason"] == "reauth_successful"
     assert entry.data[CONF_QBITTORRENT_API_KEY] == new_key
-    result = await entry.start_reauth_flow(hass)
+    result = await _start_reauth(hass, entry)
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"],
         {CONF_QBITTORRENT_PASSWORD: qbittorrent.password},
