@@ -35,10 +35,13 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
     from .rig.qbittorrent import QBittorrentInstance
+    from .rig.tmdb_server import TMDBServer
 
 __all__ = ["file_server"]
 
 GB = 1_000_000_000
+NOTLD_TMDB_ID = 10331  # the TMDB stand-in's ids
+SINTEL_TMDB_ID = 45745
 FILM: dict[str, Any] = {"title": "Night of the Living Dead", "year": 1968, "media_type": "movie"}
 
 
@@ -181,19 +184,30 @@ async def test_the_download_action_says_why_in_words(
 
 
 async def test_a_release_far_too_small_for_its_running_time_is_refused(
-    hass: HomeAssistant, setup_integration: MockConfigEntry, qbittorrent: QBittorrentInstance
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    tmdb_server: TMDBServer,
 ) -> None:
+    """TMDB gives the running time (96 min): an 8 MB "1080p" film is a fake; without it nothing is guessed."""
     name = "Night.of.the.Living.Dead.1968.1080p.BluRay.x264"
-    tiny = make_release_torrent(
-        name, 8_000_000, files={f"{name}.mkv": 8_000_000, f"{name}.nfo": 4_000}, private=False
-    )
-    film = {**FILM, "runtime": 96}
+    layout = {f"{name}.mkv": 8_000_000, f"{name}.nfo": 4_000}
+    tiny = make_release_torrent(name, 8_000_000, files=layout, private=False)
+    film = {**FILM, "tmdb_id": NOTLD_TMDB_ID}
+    tmdb_server.set_runtime("movie", NOTLD_TMDB_ID, 96)
 
     with pytest.raises(RefusedContentsError) as refused:
         await async_add_download(hass, setup_integration, torrent_file=tiny.torrent_bytes, media=film)
 
     assert refused.value.refusal is ContentsRefusal.VIDEO_TOO_SMALL
     assert tiny.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
+    assert tmdb_server.requests[-1]["path"] == f"/3/movie/{NOTLD_TMDB_ID}"
+
+    # A film TMDB gives no running time for: its size is not judged.
+    other = make_release_torrent("Sintel.2010.1080p.BluRay", 8_000_000, files={"Sintel.mkv": 8_000_000})
+    sintel = {"title": "Sintel", "year": 2010, "media_type": "movie", "tmdb_id": SINTEL_TMDB_ID}
+    added = await async_add_download(hass, setup_integration, torrent_file=other.torrent_bytes, media=sintel)
+    assert added.info_hash == other.info_hash
 
 
 async def test_samples_and_extras_are_skipped_and_the_rest_downloads(

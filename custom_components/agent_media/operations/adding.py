@@ -326,7 +326,8 @@ class DownloadAdder(OperationsPart):
         torrent = await async_read_torrent(hass, torrent_file) if torrent_file is not None else None
         if torrent is not None:
             _refuse_dangerous_file_list(torrent)  # a .torrent lists its files: no need to add it first
-        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path, media)
+        checked_as = await self._async_with_runtime(media)
+        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path, checked_as)
         if save_path is None:
             save_path = await _async_default_save_path(qbittorrent, added.info_hash)
 
@@ -349,6 +350,19 @@ class DownloadAdder(OperationsPart):
         if safety == SAFETY_WAITING:
             self._start_safety_check(added)
         return added
+
+    async def _async_with_runtime(self, media: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """Return the media with its running time from TMDB, for the contents check (best effort)."""
+        if not media or not isinstance(tmdb_id := media.get("tmdb_id"), int):
+            return media
+        media_type = media.get("media_type")
+        if media_type not in ("movie", "tv"):
+            return media
+        try:
+            runtime = await self.collaborators.tmdb.async_runtime(str(media_type), tmdb_id)
+        except AgentMediaClientError:
+            return media  # TMDB away: the video's size is not judged
+        return {**media, "runtime": runtime} if runtime else media
 
     @callback
     def adopt_interrupted_add(self, info_hash: str, name: str) -> None:
@@ -395,7 +409,8 @@ class DownloadAdder(OperationsPart):
                 files = await qbittorrent.async_files(added.info_hash)
                 if not files:
                     continue
-                await _async_check_and_start(qbittorrent, added, files, record.get("media"))
+                media = await self._async_with_runtime(record.get("media"))
+                await _async_check_and_start(qbittorrent, added, files, media)
             except DangerousTorrentError as err:
                 memory.downloads.pop(added.info_hash)
                 async_tell(
