@@ -23,7 +23,14 @@ from custom_components.agent_media.safety import (
 from custom_components.agent_media.torrents import TorrentTracker
 from homeassistant.exceptions import ServiceValidationError
 
-from .helpers import async_add_download, seed, torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import (
+    async_add_download,
+    introduce,
+    seed,
+    torrents_in_qbittorrent,
+    wait_for_torrent,
+    wait_until,
+)
 from .rig.torrents import make_local_torrent, make_release_torrent
 from .test_services import TorrentFileServer, file_server
 
@@ -240,6 +247,31 @@ async def test_samples_and_extras_are_skipped_and_the_rest_downloads(
         "Subs/English.srt": 1,
     }
     await wait_for_torrent(hass, qbittorrent, release.info_hash, lambda t: t["progress"] == 1)
+
+
+async def test_a_fake_magnet_is_refused_when_its_metadata_comes(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
+    tmp_path: Path,
+) -> None:
+    """Its metadata comes from the seeder after the answer: removed, and told as news at the next turn."""
+    entry = setup_integration
+    fake = await seed(hass, seeder, tmp_path, "Pioneer.One.S01E01.720p.7z", size=64 * 1024)
+    tv = {"title": "Pioneer One", "year": 2010, "media_type": "tv"}
+
+    await async_add_download(hass, entry, magnet=fake.magnet, media=tv)
+    await introduce(hass, qbittorrent, seeder, fake.info_hash)
+
+    journal = entry.runtime_data.memory.journal
+    news = await wait_until(
+        lambda: [event for event in journal.unread_events() if event["type"] == "download_refused_fake"],
+        what="the refusal's news",
+    )
+    assert news[0]["data"]["reason"] == "only_archives"
+    assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
+    assert fake.info_hash not in entry.runtime_data.memory.downloads.records()
 
 
 async def test_on_qbittorrent_5_2_a_magnet_is_judged_before_it_is_added(
