@@ -252,7 +252,7 @@ async def test_an_api_key_instead_of_the_password(
         pytest.skip(f"qBittorrent {qbittorrent.version} has no API keys (5.2+)")
     api_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
     flow_id = await _at_qbittorrent_step(hass, llm_server)
-    key_login = {CONF_QBITTORRENT_PASSWORD: "", CONF_QBITTORRENT_USERNAME: ""}
+    key_login = {CONF_QBITTORRENT_PASSWORD: ""}
     result = await hass.config_entries.flow.async_configure(
         flow_id, qbittorrent_input(qbittorrent, **key_login, **{CONF_QBITTORRENT_API_KEY: "qbt_wrong"})
     )

@@ -1,8 +1,7 @@
 """What a torrent holds, judged before a byte downloads: fakes refused, extras skipped (issue 21, item 3).
 
-Real .torrent files (multi-file, built by the rig) added to a real qbittorrent-nox; magnets whose metadata a
-second qbittorrent-nox (the seeder) serves on loopback. On qBittorrent 5.2+ a magnet's files are read with
-``torrents/fetchMetadata`` before it is added; older ones add it stopped and check it then.
+Real .torrent files (multi-file, built by the rig) added to a real qbittorrent-nox; a magnet whose metadata a
+second qbittorrent-nox (the seeder) serves on loopback, checked after the answer.
 """
 
 from __future__ import annotations
@@ -272,31 +271,3 @@ async def test_a_fake_magnet_is_refused_when_its_metadata_comes(
     assert news[0]["data"]["reason"] == "only_archives"
     assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert fake.info_hash not in entry.runtime_data.memory.downloads.records()
-
-
-async def test_on_qbittorrent_5_2_a_magnet_is_judged_before_it_is_added(
-    hass: HomeAssistant,
-    setup_integration: MockConfigEntry,
-    qbittorrent: QBittorrentInstance,
-    seeder: QBittorrentInstance,
-    tmp_path: Path,
-) -> None:
-    """torrents/fetchMetadata gives the files without adding: the fake never enters the torrent list."""
-    if qbittorrent.version < (5, 2):
-        pytest.skip(f"qBittorrent {qbittorrent.version} has no torrents/fetchMetadata (5.2+)")
-    fake = await seed(hass, seeder, tmp_path, "Pioneer.One.S01E02.720p.rar", size=64 * 1024)
-    magnet = f"{fake.magnet}&x.pe=127.0.0.1:{seeder.bt_port}"
-    # qBittorrent fetches the metadata in the background once asked (per Web UI session: Agent Media's own,
-    # as the first look of an earlier add of the same magnet would).
-    client = setup_integration.runtime_data.operations.collaborators.qbittorrent
-    files = await wait_until(lambda: client.async_fetch_metadata(magnet), what="the metadata fetched")
-    assert [item["name"] for item in files] == [fake.name]
-    rid = (await hass.async_add_executor_job(lambda: qbittorrent.api().sync_maindata()))["rid"]
-
-    with pytest.raises(RefusedContentsError) as refused:
-        await async_add_download(hass, setup_integration, magnet=magnet)
-
-    assert refused.value.refusal is ContentsRefusal.ONLY_ARCHIVES
-    changes = await hass.async_add_executor_job(lambda: qbittorrent.api().sync_maindata(rid=rid))
-    assert not changes.get("torrents")
-    assert not changes.get("torrents_removed")

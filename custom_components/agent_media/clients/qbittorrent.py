@@ -153,22 +153,6 @@ def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in prec
     return CannotConnectError(SERVICE, type(err).__name__)
 
 
-def _metadata_files(answer: Any) -> list[dict[str, Any]] | None:
-    """Read ``torrents/fetchMetadata``'s answer into ``torrents/files`` entries; None while it has no info."""
-    data = json.loads(answer) if isinstance(answer, str | bytes) else answer
-    info = data.get("info") if isinstance(data, dict) else None
-    if not isinstance(info, dict):
-        return None
-    files = info.get("files")
-    if not isinstance(files, list):  # one file: the torrent's name
-        files = [{"path": info.get("name"), "length": info.get("length")}]
-    return [
-        {"index": index, "name": str(item.get("path") or ""), "size": item.get("length")}
-        for index, item in enumerate(files)
-        if isinstance(item, dict)
-    ]
-
-
 # --- Library versions -----------------------------------------------------------------------------
 # qbittorrent-api 2024.3 and older (2024.2.59 included) has no torrents_stop/torrents_start and no `stopped`
 # add flag, the names qBittorrent 5.0 (Web API 2.11) gave pause/resume/paused, and no HTTPADAPTER_ARGS. Before
@@ -179,7 +163,6 @@ _LIBRARY_TAKES_ADAPTER_ARGS: Final = "HTTPADAPTER_ARGS" in inspect.signature(qbi
 # qbittorrent-api 2026.6+ takes qBittorrent 5.2's API key itself; older ones send it as an extra header.
 _LIBRARY_TAKES_API_KEY: Final = "api_key" in inspect.signature(qbittorrentapi.Client).parameters
 _STOP_RENAMED_IN_API: Final = (2, 11)
-_FETCH_METADATA_API: Final = (2, 11, 9)  # qBittorrent 5.2: a file list without adding the torrent
 _SESSION_COOKIE_PREFIX: Final = "QBT_SID_"  # qBittorrent 5.2+; older ones call it SID
 
 
@@ -478,23 +461,6 @@ class QBittorrentClient:
                 torrent_hash=info_hash.lower(), file_ids=wanted, priority=priority
             )
         )
-
-    async def async_fetch_metadata(self, magnet: str) -> list[dict[str, Any]] | None:
-        """Return a magnet's files, as ``torrents/files`` lists them, without adding it (qBittorrent 5.2+).
-
-        None when this qBittorrent cannot tell (older than 5.2), or does not have the metadata yet (it then
-        goes on fetching it in the background).
-        """
-
-        def fetch(client: qbittorrentapi.Client) -> list[dict[str, Any]] | None:
-            if _api_version(client) < _FETCH_METADATA_API:
-                return None
-            answer = client._post(  # noqa: SLF001 - its generic request: older libraries lack the endpoint
-                _name="torrents", _method="fetchMetadata", data={"source": magnet.strip()}
-            )
-            return _metadata_files(answer.text)
-
-        return await self._run(fetch)
 
     async def async_sync_maindata(self, rid: int = 0) -> dict[str, Any]:
         """Return ``sync/maindata``: a full snapshot for rid 0 or an unknown rid, else the changes since."""
