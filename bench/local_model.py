@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 from pathlib import Path
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,7 +60,7 @@ CONVERSATION: list[tuple[str, list[Any]]] = [
 
 
 def render(request: dict[str, Any]) -> str:
-    """Return the prompt as Qwen's chat template lays it out: system + tools, the messages, the reply's start."""
+    """Return the prompt as Qwen's chat template lays it out: system + tools, messages, the reply's start."""
     messages = list(request.get("messages", []))
     system = messages.pop(0)["content"] if messages and messages[0]["role"] == "system" else ""
     out = f"<|im_start|>system\n{system}"
@@ -86,8 +87,8 @@ def render(request: dict[str, Any]) -> str:
             in_tool_results = False
         out += f"<|im_start|>{role}\n{message.get('content') or ''}"
         for call in message.get("tool_calls") or ():
-            function = call["function"]
-            out += f'\n<tool_call>\n{{"name": "{function["name"]}", "arguments": {function["arguments"]}}}\n</tool_call>'
+            name, arguments = call["function"]["name"], call["function"]["arguments"]
+            out += f'\n<tool_call>\n{{"name": "{name}", "arguments": {arguments}}}\n</tool_call>'
         out += "<|im_end|>\n"
     if in_tool_results:
         out += "<|im_end|>\n"
@@ -173,32 +174,12 @@ class _Replayed:
         return getattr(self._request, name)
 
 
-async def child(code: Path, repeat: int, prefill_ms: float, token_ms: float, *, native: bool) -> dict[str, Any]:
+async def child(
+    code: Path, repeat: int, prefill_ms: float, token_ms: float, *, native: bool
+) -> dict[str, Any]:
     """Run the canonical conversation `repeat` times with the integration in `code`; return the measures."""
     sys.path.insert(0, str(code))
-    from pytest_homeassistant_custom_component.common import (  # noqa: PLC0415
-        MockConfigEntry,
-        async_test_home_assistant,
-    )
-
-    from custom_components.agent_media.const import (  # noqa: PLC0415
-        CONF_KNABEN_URL,
-        CONF_LLM_API_KEY,
-        CONF_LLM_BASE_URL,
-        CONF_LLM_MODEL,
-        CONF_LOCAL_SENTENCES,
-        CONF_QBITTORRENT_PASSWORD,
-        CONF_QBITTORRENT_URL,
-        CONF_QBITTORRENT_USERNAME,
-        CONF_TMDB_API_KEY,
-        CONF_TMDB_URL,
-        DOMAIN,
-    )
-    from homeassistant import loader  # noqa: PLC0415
-    from homeassistant.components import conversation  # noqa: PLC0415
-    from homeassistant.core import Context  # noqa: PLC0415
-    from homeassistant.setup import async_setup_component  # noqa: PLC0415
-    from tests.rig.knaben_server import KnabenServer  # noqa: PLC0415
+    from tests.rig.knaben_server import KnabenServer  # noqa: PLC0415 - from the child's tree
     from tests.rig.llm_server import ScriptedLLMServer  # noqa: PLC0415
     from tests.rig.qbittorrent import close_instance, start_instance  # noqa: PLC0415
     from tests.rig.tmdb_server import TMDBServer  # noqa: PLC0415
@@ -207,68 +188,75 @@ async def child(code: Path, repeat: int, prefill_ms: float, token_ms: float, *, 
     tmdb, knaben = TMDBServer(), KnabenServer()
     for server in (llm, tmdb, knaben):
         await server.start()
-    first: list[float] = []
-    later: list[float] = []
-    shares: list[float] = []
-    sizes: list[int] = []
     with tempfile.TemporaryDirectory() as tmp:
         qbittorrent = await start_instance(Path(tmp))
         try:
-            async with async_test_home_assistant(config_dir=tmp) as hass:
-                hass.data.pop(loader.DATA_CUSTOM_COMPONENTS)
-                assert await async_setup_component(hass, "homeassistant", {})
-                entry = MockConfigEntry(
-                    domain=DOMAIN,
-                    title="Agent Media",
-                    data={
-                        CONF_LLM_BASE_URL: llm.base_url,
-                        CONF_LLM_API_KEY: llm.api_key,
-                        CONF_LLM_MODEL: llm.model,
-                        CONF_QBITTORRENT_URL: qbittorrent.url,
-                        CONF_QBITTORRENT_USERNAME: qbittorrent.username,
-                        CONF_QBITTORRENT_PASSWORD: qbittorrent.password,
-                        CONF_TMDB_API_KEY: tmdb.api_key,
-                    },
-                    options={CONF_KNABEN_URL: knaben.base_url, CONF_TMDB_URL: tmdb.base_url, CONF_LOCAL_SENTENCES: False},
-                )
-                entry.add_to_hass(hass)
-                assert await hass.config_entries.async_setup(entry.entry_id)
-                api = await hass.async_add_executor_job(qbittorrent.api)
-                for round_number in range(1 + repeat):  # the first conversation warms up, untimed
-                    conversation_id: str | None = None
-                    start = len(llm.served)
-                    for turn, (words, replies) in enumerate(CONVERSATION):
-                        for reply in replies:
-                            if isinstance(reply, str):
-                                llm.queue_text(reply)
-                            elif native:
-                                llm.queue_tool_calls([reply])
-                            else:
-                                llm.queue_json_action(*reply)
-                        started = time.perf_counter()
-                        result = await conversation.async_converse(
-                            hass, words, conversation_id, Context(), language="en", agent_id=f"conversation.{DOMAIN}"
-                        )
-                        wall = (time.perf_counter() - started) * 1000
-                        conversation_id = result.conversation_id
-                        if round_number:
-                            (first if turn == 0 else later).append(wall)
-                    if round_number:
-                        served = llm.served[start:]
-                        shares += [item["cached"] / item["tokens"] for item in served[1:]]
-                        sizes += [item["tokens"] for item in served]
-                    hashes = list(entry.runtime_data.memory.downloads.records())  # untimed: a new add each time
-                    for info_hash in hashes:
-                        entry.runtime_data.memory.downloads.pop(info_hash)
-                    await hass.async_add_executor_job(
-                        lambda hashes=hashes: api.torrents_delete(delete_files=True, torrent_hashes=hashes or None)
-                    )
-                assert await hass.config_entries.async_unload(entry.entry_id)
-                await hass.async_stop()
+            rig = {"llm": llm, "tmdb": tmdb, "knaben": knaben, "qbittorrent": qbittorrent}
+            measures = await conversations(rig, Path(tmp), repeat, native=native)
         finally:
             await close_instance(qbittorrent)
             for server in (llm, tmdb, knaben):
                 await server.close()
+    return measures
+
+
+async def conversations(rig: dict[str, Any], tmp: Path, repeat: int, *, native: bool) -> dict[str, Any]:
+    """Set Agent Media up in a Home Assistant of the child's tree; time the canonical conversation."""
+    from pytest_homeassistant_custom_component.common import (  # noqa: PLC0415
+        MockConfigEntry,
+        async_test_home_assistant,
+    )
+
+    from custom_components.agent_media import const  # noqa: PLC0415
+    from homeassistant import loader  # noqa: PLC0415
+    from homeassistant.setup import async_setup_component  # noqa: PLC0415
+
+    llm, qbittorrent = rig["llm"], rig["qbittorrent"]
+    async with async_test_home_assistant(config_dir=str(tmp)) as hass:
+        hass.data.pop(loader.DATA_CUSTOM_COMPONENTS)
+        assert await async_setup_component(hass, "homeassistant", {})
+        entry = MockConfigEntry(
+            domain=const.DOMAIN,
+            title="Agent Media",
+            data={
+                const.CONF_LLM_BASE_URL: llm.base_url,
+                const.CONF_LLM_API_KEY: llm.api_key,
+                const.CONF_LLM_MODEL: llm.model,
+                const.CONF_QBITTORRENT_URL: qbittorrent.url,
+                const.CONF_QBITTORRENT_USERNAME: qbittorrent.username,
+                const.CONF_QBITTORRENT_PASSWORD: qbittorrent.password,
+                const.CONF_TMDB_API_KEY: rig["tmdb"].api_key,
+            },
+            options={
+                const.CONF_KNABEN_URL: rig["knaben"].base_url,
+                const.CONF_TMDB_URL: rig["tmdb"].base_url,
+                const.CONF_LOCAL_SENTENCES: False,
+            },
+        )
+        entry.add_to_hass(hass)
+        assert await hass.config_entries.async_setup(entry.entry_id)
+        api = await hass.async_add_executor_job(qbittorrent.api)
+        first: list[float] = []
+        later: list[float] = []
+        shares: list[float] = []
+        sizes: list[int] = []
+        for round_number in range(1 + repeat):  # the first conversation warms up, untimed
+            start = len(llm.served)
+            walls = await one_conversation(hass, llm, native=native)
+            if round_number:
+                first.append(walls[0])
+                later.extend(walls[1:])
+                served = llm.served[start:]
+                shares += [item["cached"] / item["tokens"] for item in served[1:]]
+                sizes += [item["tokens"] for item in served]
+            hashes = list(entry.runtime_data.memory.downloads.records())  # untimed: a new add each time
+            for info_hash in hashes:
+                entry.runtime_data.memory.downloads.pop(info_hash)
+            await hass.async_add_executor_job(
+                lambda hashes=hashes: api.torrents_delete(delete_files=True, torrent_hashes=hashes or None)
+            )
+        assert await hass.config_entries.async_unload(entry.entry_id)
+        await hass.async_stop()
     return {
         "first_ms": statistics.median(first),
         "later_ms": statistics.median(later),
@@ -280,13 +268,40 @@ async def child(code: Path, repeat: int, prefill_ms: float, token_ms: float, *, 
     }
 
 
-# --- the parent: both layouts, in one run --------------------------------------------------------------------
+async def one_conversation(hass: Any, llm: Any, *, native: bool) -> list[float]:
+    """Say the canonical conversation's sentences; return each turn's wall time to the spoken answer."""
+    from homeassistant.components import conversation  # noqa: PLC0415
+    from homeassistant.core import Context  # noqa: PLC0415
+
+    conversation_id: str | None = None
+    walls: list[float] = []
+    for words, replies in CONVERSATION:
+        for reply in replies:
+            if isinstance(reply, str):
+                llm.queue_text(reply)
+            elif native:
+                llm.queue_tool_calls([reply])
+            else:
+                llm.queue_json_action(*reply)
+        started = time.perf_counter()
+        result = await conversation.async_converse(
+            hass, words, conversation_id, Context(), language="en", agent_id="conversation.agent_media"
+        )
+        walls.append((time.perf_counter() - started) * 1000)
+        conversation_id = result.conversation_id
+    return walls
+
+
+# --- the parent: both layouts, in one run ----------------------------------------------------------------
 
 
 def checkout(revision: str, into: Path) -> Path:
     """Extract `revision` of this repository into `into` (no worktree, nothing changed in the checkout)."""
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", revision], check=True, capture_output=True)
-    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+    git, tar = shutil.which("git") or "git", shutil.which("tar") or "tar"
+    archive = subprocess.run(  # noqa: S603 - git, on this repository
+        [git, "-C", str(ROOT), "archive", revision], check=True, capture_output=True
+    )
+    subprocess.run([tar, "-x", "-C", str(into)], input=archive.stdout, check=True)  # noqa: S603
     return into
 
 
@@ -297,13 +312,17 @@ def measure(code: Path, args: argparse.Namespace, *, native: bool) -> dict[str, 
     ]  # fmt: skip
     if not native:
         command.append("--json-actions")
-    output = subprocess.run(command, check=True, capture_output=True, text=True, cwd=str(code), env=os.environ)
+    output = subprocess.run(  # noqa: S603 - this script, again
+        command, check=True, capture_output=True, text=True, cwd=str(code), env=os.environ
+    )
     result: dict[str, Any] = json.loads(output.stdout.strip().splitlines()[-1])
     return result
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--repeat", type=int, default=5, help="timed conversations per layout (default 5)")
     parser.add_argument("--before", default="main", help="git revision of the layout to compare with (main)")
     parser.add_argument("--prefill-ms", type=float, default=2.0, help="ms per uncached prompt token (2)")
@@ -329,9 +348,10 @@ def main() -> None:
             print(f"{'native tool calls' if native else 'JSON actions'} ({after['tokenizer']}):")
             for label, result in ((f"before ({args.before})", before), ("after", after)):
                 print(
-                    f"  {label:<14} prefix share median {result['share']:.0%} (lowest {result['share_min']:.0%}); "
-                    f"request median {result['tokens']:.0f} tokens (largest {result['tokens_max']}); "
-                    f"spoken answer: first turn {result['first_ms']:.0f} ms, later turns {result['later_ms']:.0f} ms"
+                    f"  {label:<14} prefix share median {result['share']:.0%} "
+                    f"(lowest {result['share_min']:.0%}); request median {result['tokens']:.0f} tokens "
+                    f"(largest {result['tokens_max']}); spoken answer: first turn "
+                    f"{result['first_ms']:.0f} ms, later turns {result['later_ms']:.0f} ms"
                 )
             print(
                 f"  after / before: first turn {after['first_ms'] / before['first_ms']:.2f}, "

@@ -104,7 +104,7 @@ def system_prompt(request: dict[str, Any]) -> str:
 def turn_context(request: dict[str, Any]) -> str:
     """Return the context block of one request: the end of its latest user message, delimited."""
     latest = next(message for message in reversed(request["messages"]) if message["role"] == "user")
-    words, block = str(latest["content"]).rsplit("\n\n<context>\n", 1)
+    _words, block = str(latest["content"]).rsplit("\n\n<context>\n", 1)
     assert block.endswith("\n</context>")
     assert "<context>" not in block
     return block.removesuffix("\n</context>")

@@ -3,9 +3,9 @@
 A prompt cache (llama.cpp, Ollama, vLLM, DeepSeek) reuses only the part of a request that starts exactly like
 the previous one, so what never changes comes first: the instructions (Home Assistant's clock line taken out)
 and the tool schemas; then the history; then, appended to the latest user message, the `<context>` block of
-this turn: the time to the minute and the memory view (folders, the numbered results of the last search, active
-downloads, unread background events, the last problem — each capped, so it stays the same size however much
-memory grows).
+this turn: the time to the minute and the memory view (folders, the numbered results of the last search,
+active downloads, unread background events, the last problem — each capped, so it stays the same size however
+much memory grows).
 """
 
 from __future__ import annotations
