@@ -14,6 +14,8 @@ from aiohttp import web
 import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
+from custom_components.agent_media.agent.agent import clip_history
+from custom_components.agent_media.agent.prompt import build_system_prompt
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
 from homeassistant.components import conversation
 from homeassistant.core import Context
@@ -517,3 +519,52 @@ async def test_each_request_starts_like_the_previous_one(
         "Find torrents for Sintel 1080p",
         "Download the 2nd one",
     ]
+
+
+def test_the_history_moves_on_in_steps() -> None:
+    """Clipped to its budget, the history keeps its first message for several turns, then drops a step."""
+
+    def turns(count: int) -> list[dict[str, Any]]:
+        history: list[dict[str, Any]] = []
+        for turn in range(count):
+            history += [
+                {"role": "user", "content": f"Question {turn} about Sintel?"},
+                {"role": "assistant", "content": f"Answer {turn}: Sintel is a 2010 short film by Blender."},
+            ]
+        return history
+
+    starts = [clip_history(turns(count), 10, 10_000)[0]["content"] for count in range(5, 16)]
+    # At most 10 messages; the start moves by 5 messages' worth (to the next user message), not every turn.
+    assert starts == [
+        "Question 0 about Sintel?",
+        *["Question 3 about Sintel?"] * 2,
+        *["Question 5 about Sintel?"] * 3,
+        *["Question 8 about Sintel?"] * 2,
+        *["Question 10 about Sintel?"] * 3,
+    ]
+    for count in range(5, 16):
+        clipped = clip_history(turns(count), 10, 10_000)
+        assert len(clipped) <= 10
+        assert clipped[0]["role"] == "user"
+    # The token budget clips too: long turns keep fewer messages, still from a user message.
+    long = [{**message, "content": message["content"] * 20} for message in turns(12)]
+    clipped = clip_history(long, 10, 1_000)
+    assert 0 < sum(len(message["content"]) for message in clipped) <= 4_000
+    assert clipped[0]["role"] == "user"
+    assert clip_history(turns(3), 0, 1_000) == []
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        # HA 2025.4: the clock comes first; newer versions put it after the instructions.
+        "Current time is 09:12:43. Today's date is 2026-12-03.\nYou are Agent Media.\nBe brief.",
+        "You are Agent Media.\nCurrent time is 09:12:43. Today's date is 2026-12-03.\n\nBe brief.",
+    ],
+)
+def test_the_system_prompt_goes_without_home_assistants_clock(base: str) -> None:
+    prompt = build_system_prompt(base, None)
+    assert "Current time" not in prompt
+    assert "09:12" not in prompt
+    assert prompt.startswith("You are Agent Media.\n")
+    assert prompt.endswith("Be brief.")
