@@ -324,7 +324,9 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--repeat", type=int, default=5, help="timed conversations per layout (default 5)")
-    parser.add_argument("--before", default="main", help="git revision of the layout to compare with (main)")
+    parser.add_argument(
+        "--before", default="main", help="git revision, or extracted folder, of the layout before (main)"
+    )
     parser.add_argument("--prefill-ms", type=float, default=2.0, help="ms per uncached prompt token (2)")
     parser.add_argument("--token-ms", type=float, default=50.0, help="ms per generated token (50)")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
@@ -341,7 +343,7 @@ def main() -> None:
         f"median of {args.repeat} conversations of {len(CONVERSATION)} turns"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        before_code = checkout(args.before, Path(tmp))
+        before_code = Path(args.before) if Path(args.before).is_dir() else checkout(args.before, Path(tmp))
         for native in (True, False):
             before = measure(before_code, args, native=native)
             after = measure(ROOT, args, native=native)
