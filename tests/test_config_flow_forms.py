@@ -22,6 +22,7 @@ from custom_components.agent_media.const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     DOMAIN,
     LLM_PROVIDER_MODELS,
@@ -160,7 +161,9 @@ async def test_every_form_of_every_kind_of_entry(
     form = await walker.show(FLOWS, flow["flow_id"])
     assert form["step_id"] == "reauth_confirm"
     assert_form(form, CONFIG_TEXTS)
-    asked = {CONF_QBITTORRENT_PASSWORD} | (set() if model is None else {CONF_LLM_API_KEY})
+    asked = {CONF_QBITTORRENT_PASSWORD, CONF_QBITTORRENT_API_KEY} | (
+        set() if model is None else {CONF_LLM_API_KEY}
+    )
     assert {field["name"] for field in form["data_schema"]} == asked
     result = await walker.submit(FLOWS, form, qbittorrent_password=qbittorrent.password)
     assert_aborted(result, "reauth_successful")

@@ -29,6 +29,7 @@ from .const import (
     CONF_LLM_MODEL,
     CONF_MAX_HISTORY_MESSAGES,
     CONF_ORGANIZE_LIBRARY,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -77,8 +78,9 @@ def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
     return QBittorrentClient(
         entry.data[CONF_QBITTORRENT_URL],
         entry.data[CONF_QBITTORRENT_USERNAME],
-        entry.data[CONF_QBITTORRENT_PASSWORD],
+        entry.data.get(CONF_QBITTORRENT_PASSWORD, ""),
         verify_ssl=entry.data.get(CONF_QBITTORRENT_VERIFY_SSL, True),
+        api_key=entry.data.get(CONF_QBITTORRENT_API_KEY),
     )
 
 

@@ -63,6 +63,7 @@ from .const import (
     CONF_PREFERRED_LANGUAGES,
     CONF_PREFERRED_RESOLUTION,
     CONF_PROMPT,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -191,17 +192,33 @@ async def async_validate_llm(hass: HomeAssistant, data: Mapping[str, Any]) -> Er
     return errors
 
 
+def _with_one_login(data: dict[str, Any], typed: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the entry's data where a typed password replaces a saved API key, and the other way round."""
+    if typed.get(CONF_QBITTORRENT_API_KEY) and not typed.get(CONF_QBITTORRENT_PASSWORD):
+        data[CONF_QBITTORRENT_PASSWORD] = ""
+    elif not typed.get(CONF_QBITTORRENT_API_KEY) and (
+        typed.get(CONF_QBITTORRENT_PASSWORD) or not data.get(CONF_QBITTORRENT_API_KEY)
+    ):
+        data.pop(CONF_QBITTORRENT_API_KEY, None)
+    return data
+
+
 async def async_validate_qbittorrent(data: Mapping[str, Any]) -> Errors:
-    """Log in to qBittorrent with these settings."""
+    """Log in to qBittorrent with these settings: a password, or an API key (qBittorrent 5.2+), not both."""
     errors: Errors = {}
+    password, api_key = data.get(CONF_QBITTORRENT_PASSWORD, ""), data.get(CONF_QBITTORRENT_API_KEY, "")
+    if bool(password) == bool(api_key):
+        return {"base": "password_or_api_key"}
     client = QBittorrentClient(
         data[CONF_QBITTORRENT_URL],
         data[CONF_QBITTORRENT_USERNAME],
-        data[CONF_QBITTORRENT_PASSWORD],
+        password,
         verify_ssl=data[CONF_QBITTORRENT_VERIFY_SSL],
+        api_key=api_key or None,
     )
+    auth_field = CONF_QBITTORRENT_API_KEY if api_key else CONF_QBITTORRENT_PASSWORD
     try:
-        await _async_check(CONF_QBITTORRENT_URL, errors, client.async_login(), CONF_QBITTORRENT_PASSWORD)
+        await _async_check(CONF_QBITTORRENT_URL, errors, client.async_login(), auth_field)
     finally:
         await client.async_close()
     return errors
@@ -257,7 +274,8 @@ def _qbittorrent_schema(defaults: Mapping[str, Any]) -> vol.Schema:
             vol.Required(
                 CONF_QBITTORRENT_USERNAME, default=defaults.get(CONF_QBITTORRENT_USERNAME, "admin")
             ): str,
-            vol.Required(CONF_QBITTORRENT_PASSWORD): PASSWORD,
+            vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
+            vol.Optional(CONF_QBITTORRENT_API_KEY, default=""): PASSWORD,
             vol.Required(
                 CONF_QBITTORRENT_VERIFY_SSL, default=defaults.get(CONF_QBITTORRENT_VERIFY_SSL, True)
             ): BooleanSelector(),
@@ -376,6 +394,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                 self._async_abort_entries_match({CONF_QBITTORRENT_URL: user_input[CONF_QBITTORRENT_URL]})
                 errors = await async_validate_qbittorrent(user_input)
             if not errors:
+                if not user_input.get(CONF_QBITTORRENT_API_KEY):
+                    user_input.pop(CONF_QBITTORRENT_API_KEY, None)  # a password login: no key kept
                 self._data.update(user_input)
                 return await self.async_step_tmdb()
         return self.async_show_form(
@@ -417,13 +437,17 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         entry = self._get_reauth_entry()
         errors: Errors = {}
         if user_input is not None:
-            data = {**entry.data, **{key: value for key, value in user_input.items() if value}}
+            typed = {key: value for key, value in user_input.items() if value}
+            data = _with_one_login({**entry.data, **typed}, typed)
             errors = await async_validate_qbittorrent(data)
             if not errors and has_model(data):
                 errors = await async_validate_llm(self.hass, data)
             if not errors:
                 return self.async_update_reload_and_abort(entry, data=data)
-        fields: dict[vol.Marker, Any] = {vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD}
+        fields: dict[vol.Marker, Any] = {
+            vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD,
+            vol.Optional(CONF_QBITTORRENT_API_KEY): PASSWORD,
+        }
         if has_model(entry.data):
             fields[vol.Optional(CONF_LLM_API_KEY)] = PASSWORD
         return self.async_show_form(
@@ -445,6 +469,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
             llm = _reconfigured_llm(entry.data, user_input, errors)
             data = {key: value for key, value in entry.data.items() if key not in LLM_KEYS} | llm
             data |= {key: value for key, value in user_input.items() if key not in LLM_KEYS and value != ""}
+            data = _with_one_login(data, user_input)
             _normalize_urls(data, (CONF_QBITTORRENT_URL,), errors)
             if not errors and llm:
                 errors = await async_validate_llm(self.hass, data)
@@ -474,6 +499,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                     vol.Required(CONF_QBITTORRENT_URL, default=shown[CONF_QBITTORRENT_URL]): URL_SELECTOR,
                     vol.Required(CONF_QBITTORRENT_USERNAME, default=shown[CONF_QBITTORRENT_USERNAME]): str,
                     vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
+                    vol.Optional(CONF_QBITTORRENT_API_KEY, default=""): PASSWORD,
                     vol.Required(
                         CONF_QBITTORRENT_VERIFY_SSL, default=shown[CONF_QBITTORRENT_VERIFY_SSL]
                     ): BooleanSelector(),

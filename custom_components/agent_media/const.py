@@ -20,6 +20,7 @@ CONF_QBITTORRENT_URL: Final = "qbittorrent_url"
 CONF_QBITTORRENT_USERNAME: Final = "qbittorrent_username"
 CONF_QBITTORRENT_PASSWORD: Final = "qbittorrent_password"
 CONF_QBITTORRENT_VERIFY_SSL: Final = "qbittorrent_verify_ssl"
+CONF_QBITTORRENT_API_KEY: Final = "qbittorrent_api_key"  # qBittorrent 5.2+, instead of the password
 CONF_TMDB_API_KEY: Final = "tmdb_api_key"
 
 # Config entry options (all optional).
@@ -89,6 +90,7 @@ EVENT_DOWNLOAD_ADDED: Final = "agent_media_download_added"
 EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 EVENT_DOWNLOAD_REPLACED: Final = "agent_media_download_replaced"
 EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
+EVENT_DOWNLOAD_STOPPED: Final = "agent_media_download_stopped"  # a dead one from a private tracker
 
 # Signals inside one entry (the dispatcher; the bus above is for people's automations only). Format with the
 # entry id.

@@ -22,6 +22,7 @@ from .const import (
     EVENT_DOWNLOAD_COMPLETED,
     EVENT_DOWNLOAD_FAILED,
     EVENT_DOWNLOAD_REPLACED,
+    EVENT_DOWNLOAD_STOPPED,
     SIGNAL_DOWNLOAD_EVENT,
 )
 from .torrents import numeric
@@ -38,6 +39,8 @@ class NewsKind(StrEnum):
     REPLACED = "download_replaced"
     FAILED = "download_failed"
     REFUSED = "download_refused"
+    REFUSED_FAKE = "download_refused_fake"
+    STOPPED_PRIVATE = "download_stopped_private"
     WANTED_ADDED = "wanted_added"
 
 
@@ -75,6 +78,20 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         sentence_key="event_refused",
         bus_event=None,  # the add was refused: no download to tell automations about
         told_first=True,  # a magnet's refusal comes after the answer that said it was added
+    ),
+    NewsKind.REFUSED_FAKE: NewsTelling(
+        prompt_text="refused, removed: not what it claimed (its `reason`: only archives, no video, "
+        "password-protected archives, or a video far too small for the title)",
+        sentence_key="event_refused_fake",
+        bus_event=None,  # the add was refused, as for dangerous files
+        told_first=True,
+    ),
+    NewsKind.STOPPED_PRIVATE: NewsTelling(
+        prompt_text="dead, from a private tracker: stopped, not deleted nor replaced (its ratio rules); "
+        "the person may remove it",
+        sentence_key="event_stopped_private",
+        bus_event=EVENT_DOWNLOAD_STOPPED,
+        told_first=True,
     ),
     NewsKind.WANTED_ADDED: NewsTelling(
         prompt_text="was wanted; a release came out and is now downloading",

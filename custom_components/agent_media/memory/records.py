@@ -142,6 +142,7 @@ class DownloadDetails(TypedDict, total=False):
     conversation_id: str | None
     replacements: int  # dead releases of its title this one follows
     replacement: Replacement
+    stopped_private: bool  # from a private tracker, dead: stopped and told, never replaced (replacement.py)
 
 
 class DownloadRecord(DownloadDetails):
