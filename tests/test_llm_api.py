@@ -33,6 +33,7 @@ MEDIA_TOOLS = {
     "set_path_for_folder",
     "list_folder",
     "list_wanted",
+    "tell_when_ready",
     "forget_wanted",
 }
 

@@ -27,6 +27,7 @@ from .announce import async_announce
 from .const import DOMAIN, LOGGER
 from .coordinator import SIGNAL_DOWNLOADS_CHANGED
 from .library import async_organize_completed, is_organizable
+from .memory import completion_keys
 from .news import NewsKind, async_tell, completion_payload
 from .replacement import StalledReplacer
 from .torrents import download_label
@@ -116,33 +117,47 @@ class DownloadLifecycle:
         payload = completion_payload(self.entry_id, info_hash, completed.torrent, agent_record)
         LOGGER.debug("Download %s (%s) completed", payload["name"], info_hash)
         requester = agent_record.get("requester") if agent_record is not None else None
+        keys = completion_keys(info_hash, agent_record.get("media") if agent_record is not None else None)
         if self._organize_library and is_organizable(payload):
             # Files first (in the executor), so that the event tells where the media went (library_path).
             self._start_background(
-                self._async_organize_and_tell(payload, requester), f"{DOMAIN} organise {info_hash}"
+                self._async_organize_and_tell(payload, requester, keys), f"{DOMAIN} organise {info_hash}"
             )
             return
-        self._async_tell_completed(payload, requester)
+        self._async_tell_completed(payload, requester, keys)
 
-    async def _async_organize_and_tell(self, payload: dict[str, Any], requester: str | None) -> None:
+    async def _async_organize_and_tell(
+        self, payload: dict[str, Any], requester: str | None, keys: list[str]
+    ) -> None:
         organized = await async_organize_completed(self.hass, self._memory, self._qbittorrent, payload)
-        self._async_tell_completed(organized, requester)
+        self._async_tell_completed(organized, requester, keys)
 
     @callback
-    def _async_tell_completed(self, payload: dict[str, Any], requester: str | None) -> None:
+    def _async_tell_completed(self, payload: dict[str, Any], requester: str | None, keys: list[str]) -> None:
+        """Tell a finished download: to whoever asked for it or subscribed to it, then to the household."""
+        subscribers = self._memory.subscriptions.take(keys)
+        payload["subscribers"] = [subscriber["requester"] for subscriber in subscribers]
+        # Each is told once, where they are: the requester on the entry's target, each subscriber on theirs.
+        told: list[tuple[str | None, str | None]] = []
         if self._announce_completions:
-            language = self._memory.household.language() or self.hass.config.language
+            told.append((requester, self._announce_target))
+        told.extend(
+            (subscriber["requester"], subscriber.get("target"))
+            for subscriber in subscribers
+            if not self._announce_completions or subscriber["requester"] != requester
+        )
+        language = self._memory.household.language() or self.hass.config.language
+        for requester_key, target in told:
             self._start_background(
-                async_announce(
-                    self.hass, payload, requester, language=language, target=self._announce_target
-                ),
+                async_announce(self.hass, payload, requester_key, language=language, target=target),
                 f"{DOMAIN} announce {payload.get('hash')}",
             )
         if payload.get("title"):  # known media: ours (the latest_download image shows it, before the event)
             self._memory.downloads.set_latest_completed(
                 download_label(payload["name"], payload), payload.get("poster_path")
             )
-        async_tell(self.hass, self.entry_id, self._memory.journal, NewsKind.COMPLETED, payload)
+        event_id = async_tell(self.hass, self.entry_id, self._memory.journal, NewsKind.COMPLETED, payload)
+        self._memory.subscriptions.add_untold(payload["subscribers"], event_id)
 
     # --- stalled downloads ---------------------------------------------------------------------------------
 

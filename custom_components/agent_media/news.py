@@ -98,11 +98,15 @@ def news_kind(event_type: object) -> NewsKind | None:
 @callback
 def async_tell(
     hass: HomeAssistant, entry_id: str, journal: JournalSection, kind: NewsKind, payload: dict[str, Any]
-) -> None:
-    """Record news for the next turn; fire its bus event, if it has one, and send it to the entities."""
-    journal.add_event(kind.value, payload)
+) -> str:
+    """Record news for the next turn; fire its bus event, if it has one, and send it to the entities.
+
+    Return the journal event's id.
+    """
+    event_id = journal.add_event(kind.value, payload)
     if (bus_event := NEWS[kind].bus_event) is not None:
         async_fire_download_event(hass, entry_id, bus_event, payload)
+    return event_id
 
 
 @callback

@@ -56,13 +56,8 @@ from .prompt import (
     outside_texts,
     tool_result_message,
 )
-from .tools import (
-    INVALID_JSON_ARGUMENTS,
-    AgentMediaAPI,
-    AgentMediaTool,
-    ToolContext,
-    ToolRegistry,
-)
+from .tool_base import INVALID_JSON_ARGUMENTS, AgentMediaTool, ToolContext
+from .tools import AgentMediaAPI, ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -379,7 +374,7 @@ class MediaAgent:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
-        memory.journal.mark_read(view.shown_event_ids)
+        memory.mark_told(requester.key, view.shown_event_ids)
         return TurnResult(speech)
 
     async def _async_answer_locally(

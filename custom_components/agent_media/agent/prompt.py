@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..memory import AgentMediaMemory, JournalEvent
-    from .tools import AgentMediaTool
+    from .tool_base import AgentMediaTool
 
 PROMPT_RESULTS: Final = 5  # the rest: get_torrent_by_index
 PROMPT_DOWNLOADS: Final = 3  # the newest; "what's downloading?" lists them all
@@ -124,7 +124,7 @@ def outside_texts(memory: AgentMediaMemory, requester_key: str, conversation_id:
     for record in memory.downloads.records().values():
         names.add(str(record.get("name", "")))
         names.update(_media_names(record.get("media")))
-    for event in memory.journal.unread_events():
+    for event in memory.news_for(requester_key):
         data = event.get("data") or {}
         names.update(str(data[key]) for key in ("title", "name") if data.get(key))
     for item in (*memory.wanted.titles().values(), *memory.wanted.shows().values()):
@@ -201,7 +201,7 @@ def build_memory_view(
         lines.append(f"Active downloads ({len(downloads)}): " + data_block(names))
 
     view = PromptView(text="")
-    events = memory.journal.unread_events()
+    events = memory.news_for(requester_key)
     if events:
         lines.append("News since the user last asked (tell it first):")
         lines.append(data_block([_event_item(event) for event in events[:PROMPT_EVENTS]]))

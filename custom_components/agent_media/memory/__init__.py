@@ -10,6 +10,8 @@
 - `downloads` (operations/adding.py adds, the lifecycle completes): what Agent Media added, with the media
   identity of the result actually added, and the hashes last seen incomplete.
 - `journal`: recent errors and background news with a read flag.
+- `subscriptions` (operations subscribe, the lifecycle tells): who waits to hear that a title is ready, and
+  per requester the news they must still hear at their next turn; stored only while not empty.
 - `wanted` (operations and the wanted scheduler): titles wanted until an acceptable release appears, each
   with its next check; followed shows with what was fetched of them; releases blocklisted per title.
 
@@ -48,12 +50,15 @@ from .records import (
     Search,
     SearchResult,
     StoredMemory,
+    Subscriber,
+    Subscription,
     WantedTitle,
     WorkingState,
     clean_media,
     empty_memory,
 )
 from .store import SAVE_DELAY, MemoryNotSavedError, MemoryStore, NewerStoreError
+from .subscriptions import MAX_SUBSCRIBERS, MAX_SUBSCRIPTIONS, SubscriptionsSection, completion_keys, hash_key
 from .wanted import (
     MAX_BLOCKED_PER_TITLE,
     MAX_FOLLOWED,
@@ -74,6 +79,8 @@ from .working import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from homeassistant.core import HomeAssistant
 
 __all__ = [
@@ -90,6 +97,8 @@ __all__ = [
     "MAX_PENDING_OPTIONS",
     "MAX_REQUESTERS",
     "MAX_SEARCH_RESULTS",
+    "MAX_SUBSCRIBERS",
+    "MAX_SUBSCRIPTIONS",
     "MAX_WANTED",
     "OWNER_KEPT_FOR",
     "SAVE_DELAY",
@@ -114,13 +123,18 @@ __all__ = [
     "Search",
     "SearchResult",
     "StoredMemory",
+    "Subscriber",
+    "Subscription",
+    "SubscriptionsSection",
     "WantedSection",
     "WantedTitle",
     "WorkingState",
     "clean_media",
     "clean_result",
+    "completion_keys",
     "download_record",
     "followed_show",
+    "hash_key",
     "replacement_record",
     "retry_delay",
     "storage_key",
@@ -147,6 +161,7 @@ class AgentMediaMemory:
         self.downloads = DownloadsSection(self._store)
         self.journal = JournalSection(self._store)
         self.wanted = WantedSection(self._store)
+        self.subscriptions = SubscriptionsSection(self._store)
 
     async def async_load(self) -> None:
         """Read and validate the stored memory (nothing stored yet is an empty memory).
@@ -169,6 +184,16 @@ class AgentMediaMemory:
     async def async_remove(self) -> None:
         """Delete the stored memory (the entry is being removed)."""
         await self._store.async_remove()
+
+    def news_for(self, requester_key: str) -> list[JournalEvent]:
+        """Return the news a requester's turn tells: what nobody heard yet, and what they subscribed to."""
+        return self.journal.news_for(self.subscriptions.untold(requester_key))
+
+    def mark_told(self, requester_key: str, event_ids: Iterable[str]) -> None:
+        """Mark news as heard: by the household, and by this requester."""
+        told = list(event_ids)
+        self.journal.mark_read(told)
+        self.subscriptions.mark_told(requester_key, told)
 
     def as_dict(self) -> dict[str, Any]:
         """Return a copy of everything remembered (diagnostics)."""

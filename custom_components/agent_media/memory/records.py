@@ -214,6 +214,30 @@ class BlockedRelease(TypedDict):
     at: Timestamp
 
 
+class Subscriber(TypedDict):
+    """Someone who asked to be told when a title is ready: their requester key, and where to tell them."""
+
+    requester: str  # "user:<id>", "device:<id>", "system"
+    target: NotRequired[str | None]  # a notify entity they named (a satellite is told on itself)
+    at: Timestamp
+
+
+class Subscription(TypedDict):
+    """A title people wait to hear about (`SubscriptionsSection.subscribe`)."""
+
+    label: str  # as people say it: "Sintel (2010)"
+    media: NotRequired[Media | None]
+    subscribers: list[Subscriber]
+    updated: Timestamp
+
+
+class Subscriptions(TypedDict):
+    """The subscriptions section (stored only when not empty, so a Store without any keeps its shape)."""
+
+    waiting: dict[str, Subscription]  # by subscription key: a title key ("movie:45745") or "hash:<hash>"
+    untold: dict[str, list[str]]  # by requester key: journal events they must still hear at their next turn
+
+
 class Household(TypedDict):
     """The household's settings: folders (name → absolute path), release preferences, last language."""
 
@@ -254,6 +278,12 @@ class StoredMemory(TypedDict):
     downloads: Downloads
     journal: Journal
     wanted: Wanted
+    subscriptions: NotRequired[Subscriptions]
+
+
+def empty_subscriptions() -> Subscriptions:
+    """Return a subscriptions section with nothing in it."""
+    return {"waiting": {}, "untold": {}}
 
 
 def empty_memory() -> StoredMemory:

@@ -37,6 +37,7 @@ from .records import (
     LatestCompleted,
     PreferenceValue,
     StoredMemory,
+    Subscription,
     WantedTitle,
     WorkingState,
     empty_memory,
@@ -60,6 +61,8 @@ _EVENT: Final = vol.Schema(schema_of(JournalEvent))
 _WANTED: Final = vol.Schema(schema_of(WantedTitle))
 _FOLLOWED: Final = vol.Schema(schema_of(FollowedShow))
 _BLOCKED: Final = vol.Schema(schema_of(list[BlockedRelease]))
+_SUBSCRIPTION: Final = vol.Schema(schema_of(Subscription))
+_UNTOLD: Final = vol.Schema(schema_of(list[str]))
 
 
 class NewerStoreError(HomeAssistantError):
@@ -165,6 +168,11 @@ def validated(data: Any) -> tuple[StoredMemory, list[str]]:
     result["wanted"]["titles"] = _valid_map(wanted.get("titles"), _WANTED, "wanted", dropped)
     result["wanted"]["shows"] = _valid_map(wanted.get("shows"), _FOLLOWED, "followed", dropped)
     result["wanted"]["blocked"] = _valid_map(wanted.get("blocked"), _BLOCKED, "blocked", dropped)
+    if isinstance(subscriptions := data.get("subscriptions"), dict):  # absent: nobody subscribed yet
+        result["subscriptions"] = {
+            "waiting": _valid_map(subscriptions.get("waiting"), _SUBSCRIPTION, "subscriptions", dropped),
+            "untold": _valid_map(subscriptions.get("untold"), _UNTOLD, "untold", dropped),
+        }
     return result, dropped
 
 
@@ -311,7 +319,11 @@ class MemoryStore:
     def _data_to_save(self) -> StoredMemory:
         # The Store serialises in the executor; hand it a copy the event loop will not mutate meanwhile.
         self._save_pending = False
-        return copy.deepcopy(self.data)
+        data = copy.deepcopy(self.data)
+        subscriptions = data.get("subscriptions")
+        if subscriptions is not None and not subscriptions["waiting"] and not subscriptions["untold"]:
+            del data["subscriptions"]  # written only while it holds something: older Stores keep their shape
+        return data
 
     @callback
     def _written(self, error: Exception | None) -> None:

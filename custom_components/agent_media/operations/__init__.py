@@ -6,7 +6,7 @@ permissions and error codes live here: an operation either does all it was asked
 `OperationError` having changed nothing.
 
 Its parts, one concern each (docs/architecture.md): `finding`, `acquiring`, `adder`, `control`, `settings`,
-`wanted`.
+`wanted`, `subscriptions`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from .describe import human_size, media_label, strict_index
 from .finding import Finding, TorrentSearch
 from .folders import real_folder_path
 from .settings import DOWNLOAD_FOLDER, Settings
+from .subscriptions import Subscribed, SubscriptionOperations
 from .wanted import WantedOperations, WantOutcome
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ __all__ = [
     "OperationOptions",
     "Operations",
     "Request",
+    "Subscribed",
     "TorrentSearch",
     "WantOutcome",
     "human_size",
@@ -75,6 +77,7 @@ class Operations:
         self.wanted = WantedOperations(
             collaborators, settings=self.settings, finding=self.finding, acquiring=self.acquiring
         )
+        self.subscriptions = SubscriptionOperations(collaborators, finding=self.finding)
 
     def require(self, requester: Requester, permission: Permission) -> None:
         """Raise not_allowed unless the policy lets the requester do this (surfaces check before acting)."""

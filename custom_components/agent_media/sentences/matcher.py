@@ -65,6 +65,8 @@ class LocalIntent(StrEnum):
     FORGET_WANTED = "forget_wanted"
     FOLLOW_SHOW = "follow_show"
     UNFOLLOW_SHOW = "unfollow_show"
+    SUBSCRIBE = "subscribe"
+    UNSUBSCRIBE = "unsubscribe"
 
 
 @dataclass(frozen=True, slots=True)

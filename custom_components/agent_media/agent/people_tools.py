@@ -1,0 +1,32 @@
+"""The tools that serve each person: be told when a title is ready.
+
+Thin adapters of the entry's operations (operations/subscriptions.py), like every tool (tool_base.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import voluptuous as vol
+
+from .. import compat
+from .tool_base import MAX_TEXT, AgentMediaTool, ToolContext, ok
+
+
+class TellWhenReady(AgentMediaTool):
+    """Tell the person when a title is ready to watch."""
+
+    name = "tell_when_ready"
+    annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=True)
+    description = 'Tell the user when a title is ready; no title: "me too".'
+    parameters = vol.Schema({vol.Optional("title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT))})
+
+    async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
+        """Subscribe the caller; they are told on their satellite or notify target, and at their next turn."""
+        subscribed = await context.operations.subscriptions.async_subscribe(
+            context.request, title=args.get("title")
+        )
+        return ok(title=subscribed.label, already=not subscribed.new)
+
+
+PEOPLE_TOOL_CLASSES: Final[tuple[type[AgentMediaTool], ...]] = (TellWhenReady,)
