@@ -12,7 +12,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_mock_service
 
+from custom_components.agent_media.agent.tool_base import ToolContext
+from custom_components.agent_media.agent.tools import ToolRegistry
 from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN, EVENT_DOWNLOAD_COMPLETED
+from custom_components.agent_media.requester import SYSTEM
 from homeassistant.core import Context
 from homeassistant.exceptions import Unauthorized
 
@@ -196,3 +199,11 @@ async def test_a_subscription_needs_a_notify_entity_as_its_target(
     with pytest.raises(Exception, match="is not a notify entity"):
         await subscribe(hass, {"title": "Sintel", "target": "light.kitchen"}, None)
     assert await listed(hass, None) == []
+
+
+async def test_the_model_subscribes_through_its_tool(hass: HomeAssistant, entry: MockConfigEntry) -> None:
+    context = ToolContext(hass=hass, entry=entry, requester=SYSTEM)
+    result = await ToolRegistry(entry).async_run("tell_when_ready", {"title": "Sintel"}, context)
+    assert result == {"status": "ok", "title": "Sintel (2010)", "already": False}
+    again = await ToolRegistry(entry).async_run("tell_when_ready", {}, context)  # "me too", from the same one
+    assert again == {"status": "ok", "title": "Sintel (2010)", "already": True}

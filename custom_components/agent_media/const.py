@@ -161,3 +161,8 @@ MAX_TMDB_RESULTS: Final = 20  # one TMDB page
 MAX_TITLE_LENGTH: Final = 300  # release names, film and show titles
 MAX_NAME_LENGTH: Final = 100  # tracker and indexer names
 MAX_LINK_LENGTH: Final = 4096  # magnets and .torrent URLs; longer ones are dropped, never cut
+
+# Files that are videos (the library organises and plays only these).
+VIDEO_EXTENSIONS: Final = frozenset(
+    {".mkv", ".mp4", ".m4v", ".avi", ".mov", ".wmv", ".mpg", ".mpeg", ".ts", ".m2ts", ".webm"}
+)

@@ -23,7 +23,7 @@ import shutil
 from typing import TYPE_CHECKING, Any, Final
 
 from .clients.errors import AgentMediaClientError
-from .const import LOGGER
+from .const import LOGGER, VIDEO_EXTENSIONS
 from .operations import real_folder_path
 from .ranking import parse_release
 
@@ -37,9 +37,6 @@ if TYPE_CHECKING:
 
 MOVIE_FOLDER: Final = "movie"
 TV_FOLDER: Final = "tv_show"
-VIDEO_EXTENSIONS: Final = frozenset(
-    {".mkv", ".mp4", ".m4v", ".avi", ".mov", ".wmv", ".mpg", ".mpeg", ".ts", ".m2ts", ".webm"}
-)
 MAX_LISTED_FILES: Final = 50
 MAX_NAME_CHARS: Final = 150
 MAX_COLLISIONS: Final = 100

@@ -26,8 +26,8 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from .announce import async_announce
 from .const import DOMAIN, LOGGER
 from .coordinator import SIGNAL_DOWNLOADS_CHANGED
-from .library import async_organize_completed, is_organizable
-from .memory import completion_keys
+from .library import async_organize_completed, is_organizable, media_folder_name
+from .memory import completion_keys, title_key
 from .news import NewsKind, async_tell, completion_payload
 from .replacement import StalledReplacer
 from .torrents import download_label
@@ -117,19 +117,23 @@ class DownloadLifecycle:
         payload = completion_payload(self.entry_id, info_hash, completed.torrent, agent_record)
         LOGGER.debug("Download %s (%s) completed", payload["name"], info_hash)
         requester = agent_record.get("requester") if agent_record is not None else None
-        keys = completion_keys(info_hash, agent_record.get("media") if agent_record is not None else None)
+        media = agent_record.get("media") if agent_record is not None else None
+        keys = completion_keys(info_hash, media)
         if self._organize_library and is_organizable(payload):
             # Files first (in the executor), so that the event tells where the media went (library_path).
             self._start_background(
-                self._async_organize_and_tell(payload, requester, keys), f"{DOMAIN} organise {info_hash}"
+                self._async_organize_and_tell(payload, requester, keys, media or payload),
+                f"{DOMAIN} organise {info_hash}",
             )
             return
         self._async_tell_completed(payload, requester, keys)
 
     async def _async_organize_and_tell(
-        self, payload: dict[str, Any], requester: str | None, keys: list[str]
+        self, payload: dict[str, Any], requester: str | None, keys: list[str], media: Mapping[str, Any]
     ) -> None:
         organized = await async_organize_completed(self.hass, self._memory, self._qbittorrent, payload)
+        if organized.get("library_path"):  # in the library now: the media source shows it, "play" finds it
+            self._memory.library.add(title_key(media), media, media_folder_name(media))
         self._async_tell_completed(organized, requester, keys)
 
     @callback

@@ -51,6 +51,8 @@ ATTR_SEASON: Final = "season"
 ATTR_EPISODE: Final = "episode"
 ATTR_TARGET: Final = "target"
 ATTR_SUBSCRIBER: Final = "subscriber"
+ATTR_MEDIA_CONTENT_ID: Final = "media_content_id"
+ATTR_ENTITY_ID: Final = "entity_id"
 
 SERVICE_SEARCH: Final = "search"
 SERVICE_DOWNLOAD: Final = "download"
@@ -69,6 +71,7 @@ SERVICE_CHECK_WANTED: Final = "check_wanted"
 SERVICE_SUBSCRIBE: Final = "subscribe"
 SERVICE_UNSUBSCRIBE: Final = "unsubscribe"
 SERVICE_LIST_SUBSCRIPTIONS: Final = "list_subscriptions"
+SERVICE_PLAY: Final = "play"
 
 # What the search action shows of a result. Never its link: an indexer's API key may be in it (download by
 # index instead).
@@ -156,6 +159,14 @@ SUBSCRIBE_SCHEMA: Final = vol.Schema(
         vol.Exclusive(ATTR_TITLE, "what"): _NON_EMPTY,
         vol.Exclusive(ATTR_HASH, "what"): _NON_EMPTY,
         vol.Optional(ATTR_TARGET): cv.entity_id,
+    }
+)
+PLAY_SCHEMA: Final = vol.Schema(
+    {
+        **_ENTRY_ID,
+        vol.Exclusive(ATTR_TITLE, "what"): _NON_EMPTY,
+        vol.Exclusive(ATTR_MEDIA_CONTENT_ID, "what"): _NON_EMPTY,
+        vol.Required(ATTR_ENTITY_ID): cv.entity_id,
     }
 )
 UNSUBSCRIBE_SCHEMA: Final = TITLE_SCHEMA.extend({vol.Optional(ATTR_SUBSCRIBER): _NON_EMPTY})
@@ -410,6 +421,19 @@ async def _async_list_subscriptions(call: ServiceCall) -> ServiceResponse:
     return {"subscriptions": cast("list[Any]", operations.subscriptions.list_subscriptions(requester))}
 
 
+async def _async_play(call: ServiceCall) -> ServiceResponse:
+    """Play a title of the library on a media player (none named: the one organised last)."""
+    operations, requester = await _async_prepare(call)
+    data = call.data
+    played = await operations.playing.async_play(
+        _request(requester, call),
+        player=data[ATTR_ENTITY_ID],
+        title=data.get(ATTR_TITLE),
+        media_content_id=data.get(ATTR_MEDIA_CONTENT_ID),
+    )
+    return {"title": played.label, "entity_id": played.entity_id, "media_content_id": played.media_content_id}
+
+
 # --- memory ------------------------------------------------------------------------------------------------
 
 
@@ -493,6 +517,7 @@ _SERVICES: Final[tuple[tuple[str, _Handler, vol.Schema | vol.All, SupportsRespon
     (SERVICE_SUBSCRIBE, _async_subscribe, SUBSCRIBE_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_UNSUBSCRIBE, _async_unsubscribe, UNSUBSCRIBE_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_LIST_SUBSCRIPTIONS, _async_list_subscriptions, ENTRY_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_PLAY, _async_play, PLAY_SCHEMA, SupportsResponse.OPTIONAL),
 )
 
 

@@ -38,7 +38,16 @@ _TOLD_FIRST: Final = frozenset(kind.value for kind, telling in NEWS.items() if t
 WANTED_SPOKEN: Final = 5
 _SUBSCRIPTION_INTENTS: Final = frozenset({LocalIntent.SUBSCRIBE, LocalIntent.UNSUBSCRIBE})
 # Refusals said with the answer of the same name.
-_SAID_AS_IS: Final = frozenset({"not_wanted", "not_following", "not_subscribed", "nothing_to_subscribe"})
+_SAID_AS_IS: Final = frozenset(
+    {
+        "not_wanted",
+        "not_following",
+        "not_subscribed",
+        "nothing_to_subscribe",
+        "not_in_library",
+        "no_such_player",
+    }
+)
 _WANTED_INTENTS: Final = frozenset(
     {
         LocalIntent.WANT,
@@ -48,6 +57,7 @@ _WANTED_INTENTS: Final = frozenset(
         LocalIntent.UNFOLLOW_SHOW,
     }
 )
+_WAITING_OR_PLAYING: Final = _WANTED_INTENTS | _SUBSCRIPTION_INTENTS | {LocalIntent.PLAY_MEDIA}
 
 
 class LocalCommands:
@@ -145,8 +155,8 @@ class LocalCommands:
             return self._news(language, requester.key) or say(language, "nothing_new")
         if intent is LocalIntent.LIST_DOWNLOADS:
             return self._downloads(language, await operations.control.async_list_torrents(requester))
-        if intent in _WANTED_INTENTS or intent in _SUBSCRIPTION_INTENTS:
-            return await self._async_waiting(operations, found, request, language)
+        if intent in _WAITING_OR_PLAYING:
+            return await self._async_waiting_or_playing(operations, found, request, language)
         return await self._async_control(operations, found, language, requester)
 
     async def _async_download_media(
@@ -196,12 +206,19 @@ class LocalCommands:
         stopped = wanted_list.unfollow_show(requester, title)
         return say(language, "unfollowed", title=self.sentences.join(language, stopped))
 
-    async def _async_waiting(
+    async def _async_waiting_or_playing(
         self, operations: Operations, found: LocalMatch, request: Request, language: str
     ) -> str:
-        """Answer what people wait for: the wanted list and followed shows, or news of a title when ready."""
+        """Answer what people wait for (wanted titles, followed shows, news of a title), or play a title."""
         if found.intent in _SUBSCRIPTION_INTENTS:
             return await self._async_subscription(operations, found, request, language)
+        if found.intent is LocalIntent.PLAY_MEDIA:
+            played = await operations.playing.async_play(
+                request, player=str(found.slots["player"]), title=found.slots.get("title")
+            )
+            state = self.hass.states.get(played.entity_id)
+            player = clip(state.name if state is not None else played.entity_id, MAX_TITLE)
+            return self.sentences.response(language, "playing", title=played.label, player=player)
         return await self._async_wanted(operations, found, request, language)
 
     async def _async_subscription(

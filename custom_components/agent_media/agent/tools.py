@@ -22,7 +22,7 @@ from ..operations.adding import SAFETY_WAITING
 from ..requester import Permission
 from ..untrusted import MAX_NAME, MAX_TITLE, clip
 from .grounding import folder_grounded, preference_grounded
-from .people_tools import PEOPLE_TOOL_CLASSES
+from .people_tools import PEOPLE_TOOL_CLASSES, PlayMedia
 from .tool_base import (
     MAX_TEXT,
     AgentMediaTool,
@@ -452,6 +452,7 @@ class ToolRegistry:
             ForgetWanted.name: not waiting,
             AddTorrentByIndex.name: not can_pick,
             ListFolder.name: not memory.household.folders(),
+            PlayMedia.name: not memory.library.titles(),
         }
         return [tool for name, tool in self.tools.items() if not hidden.get(name, False)]
 

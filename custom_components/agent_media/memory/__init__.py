@@ -12,6 +12,7 @@
 - `journal`: recent errors and background news with a read flag.
 - `subscriptions` (operations subscribe, the lifecycle tells): who waits to hear that a title is ready, and
   per requester the news they must still hear at their next turn; stored only while not empty.
+- `library` (the lifecycle adds, the media source and "play" read): the titles organised into the library.
 - `wanted` (operations and the wanted scheduler): titles wanted until an acceptable release appears, each
   with its next check; followed shows with what was fetched of them; releases blocklisted per title.
 
@@ -31,6 +32,7 @@ from .conversations import MAX_CONVERSATIONS, OWNER_KEPT_FOR, ConversationsSecti
 from .downloads import MAX_ACTIVE_DOWNLOADS, DownloadsSection, download_record, replacement_record
 from .household import MAX_FOLDERS, HouseholdSection
 from .journal import MAX_ERRORS, MAX_EVENTS, JournalSection
+from .library import MAX_LIBRARY_TITLES, LibrarySection
 from .records import (
     BlockedRelease,
     Confirmation,
@@ -43,6 +45,7 @@ from .records import (
     JournalError,
     JournalEvent,
     LatestCompleted,
+    LibraryTitle,
     Media,
     Message,
     PendingQuestion,
@@ -94,6 +97,7 @@ __all__ = [
     "MAX_EVENTS",
     "MAX_FOLDERS",
     "MAX_FOLLOWED",
+    "MAX_LIBRARY_TITLES",
     "MAX_PENDING_OPTIONS",
     "MAX_REQUESTERS",
     "MAX_SEARCH_RESULTS",
@@ -114,6 +118,8 @@ __all__ = [
     "JournalError",
     "JournalEvent",
     "LatestCompleted",
+    "LibrarySection",
+    "LibraryTitle",
     "Media",
     "MemoryNotSavedError",
     "Message",
@@ -162,6 +168,7 @@ class AgentMediaMemory:
         self.journal = JournalSection(self._store)
         self.wanted = WantedSection(self._store)
         self.subscriptions = SubscriptionsSection(self._store)
+        self.library = LibrarySection(self._store)
 
     async def async_load(self) -> None:
         """Read and validate the stored memory (nothing stored yet is an empty memory).

@@ -238,6 +238,14 @@ class Subscriptions(TypedDict):
     untold: dict[str, list[str]]  # by requester key: journal events they must still hear at their next turn
 
 
+class LibraryTitle(TypedDict):
+    """A film or show in the library: its identity and its folder (inside the movie or tv_show one)."""
+
+    media: Media
+    folder: str  # the title's folder name ("Sintel (2010)"), inside the library folder of its kind
+    updated: Timestamp
+
+
 class Household(TypedDict):
     """The household's settings: folders (name → absolute path), release preferences, last language."""
 
@@ -279,6 +287,7 @@ class StoredMemory(TypedDict):
     journal: Journal
     wanted: Wanted
     subscriptions: NotRequired[Subscriptions]
+    library: NotRequired[dict[str, LibraryTitle]]  # by title key; stored only when not empty
 
 
 def empty_subscriptions() -> Subscriptions:

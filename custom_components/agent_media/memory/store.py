@@ -35,6 +35,7 @@ from .records import (
     JournalError,
     JournalEvent,
     LatestCompleted,
+    LibraryTitle,
     PreferenceValue,
     StoredMemory,
     Subscription,
@@ -63,6 +64,7 @@ _FOLLOWED: Final = vol.Schema(schema_of(FollowedShow))
 _BLOCKED: Final = vol.Schema(schema_of(list[BlockedRelease]))
 _SUBSCRIPTION: Final = vol.Schema(schema_of(Subscription))
 _UNTOLD: Final = vol.Schema(schema_of(list[str]))
+_LIBRARY_TITLE: Final = vol.Schema(schema_of(LibraryTitle))
 
 
 class NewerStoreError(HomeAssistantError):
@@ -173,6 +175,8 @@ def validated(data: Any) -> tuple[StoredMemory, list[str]]:
             "waiting": _valid_map(subscriptions.get("waiting"), _SUBSCRIPTION, "subscriptions", dropped),
             "untold": _valid_map(subscriptions.get("untold"), _UNTOLD, "untold", dropped),
         }
+    if isinstance(library := data.get("library"), dict):  # absent: nothing organised since it was added
+        result["library"] = _valid_map(library, _LIBRARY_TITLE, "library", dropped)
     return result, dropped
 
 
@@ -323,6 +327,8 @@ class MemoryStore:
         subscriptions = data.get("subscriptions")
         if subscriptions is not None and not subscriptions["waiting"] and not subscriptions["untold"]:
             del data["subscriptions"]  # written only while it holds something: older Stores keep their shape
+        if not data.get("library", True):
+            del data["library"]
         return data
 
     @callback
