@@ -13,7 +13,7 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import entity_registry as er
 
 from .const import LOGGER
-from .news import NEWS, NewsKind
+from .news import NewsKind, sentence_key
 from .sentences import async_load_sentences
 from .untrusted import MAX_TITLE, clip
 
@@ -39,7 +39,9 @@ async def async_announce(
     """Say a completed download on the satellite that asked for it, else on the notify entity `target`."""
     sentences = await async_load_sentences(hass)
     what = payload.get("title") or payload.get("name") or "?"
-    message = sentences.response(language, NEWS[NewsKind.COMPLETED].sentence_key, name=clip(what, MAX_TITLE))
+    message = sentences.response(
+        language, sentence_key(NewsKind.COMPLETED, payload), name=clip(what, MAX_TITLE)
+    )
     service: tuple[str, str, dict[str, Any]] | None = None
     if (
         requester_key

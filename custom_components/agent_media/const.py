@@ -126,6 +126,7 @@ CONF_MAX_SIZE_GB: Final = "max_size_gb"  # 0: no limit
 CONF_PREFERRED_CODEC: Final = "preferred_codec"  # "any", "x265", "x264", "av1"
 CONF_PREFERRED_LANGUAGES: Final = "preferred_languages"  # "French, English" or ["fr", "en"]
 CONF_ORGANIZE_LIBRARY: Final = "organize_library"
+CONF_LIBRARY_REFRESH: Final = "library_refresh"  # a script or button run before a download is told ready
 DEFAULT_MAX_SIZE_GB: Final = 0.0
 DEFAULT_PREFERRED_CODEC: Final = "any"
 DEFAULT_PREFERRED_LANGUAGES: Final = ""

@@ -83,8 +83,28 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         told_first=True,
     ),
 }
+# The completion's `library_refresh`, when the household named a refresh: did the media server take it?
+LIBRARY_REFRESHED: Final = "ok"
+LIBRARY_NOT_REFRESHED: Final = "failed"
+UNSEEN_SENTENCE: Final = "event_completed_unseen"  # "downloaded; your media server has not picked it up yet"
+UNSEEN_PROMPT: Final = "finished, but the media server has not picked it up yet (its refresh failed)"
 # Media fields of a recorded download that go into the completion event (docs/architecture.md).
 COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type", "poster_path")
+
+
+def sentence_key(kind: NewsKind | None, data: Mapping[str, Any]) -> str:
+    """Return the answer that says this news: a completion the media server missed says so."""
+    kind = kind or NewsKind.COMPLETED  # a kind this version does not know is said as a completion
+    if kind is NewsKind.COMPLETED and data.get("library_refresh") == LIBRARY_NOT_REFRESHED:
+        return UNSEEN_SENTENCE
+    return NEWS[kind].sentence_key
+
+
+def prompt_text(kind: NewsKind, data: Mapping[str, Any]) -> str:
+    """Return how the model is told this news."""
+    if kind is NewsKind.COMPLETED and data.get("library_refresh") == LIBRARY_NOT_REFRESHED:
+        return UNSEEN_PROMPT
+    return NEWS[kind].prompt_text
 
 
 def news_kind(event_type: object) -> NewsKind | None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import OperationError
-from ..news import NEWS, news_kind
+from ..news import NEWS, news_kind, sentence_key
 from ..operations import SOURCE_CONVERSATION, MediaQuestion, Operations, Request, human_size, media_label
 from ..release import parse_release
 from ..sentences import LocalIntent, LocalMatch, LocalSentences, spoken_quality, spoken_release
@@ -277,7 +277,7 @@ class LocalCommands:
         for event in events[:NEWS_SPOKEN]:
             data = event.get("data") or {}
             kind = news_kind(event.get("type"))
-            key = NEWS[kind].sentence_key if kind is not None else "event_completed"
+            key = sentence_key(kind, data)
             what = clip(data.get("title") or data.get("name") or "?", MAX_TITLE)
             release = clip(data.get("name") or what, MAX_TITLE)
             items.append(self.sentences.response(language, key, name=what, title=what, release=release))

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.util import dt as dt_util
 
-from ..news import NEWS, NewsKind, news_kind
+from ..news import NewsKind, news_kind, prompt_text
 from ..operations import human_size, media_label
 from ..untrusted import MAX_TITLE, clip, data_block, delimit_known
 
@@ -67,7 +67,7 @@ def _event_item(event: JournalEvent) -> dict[str, Any]:
     data = event.get("data") or {}
     kind = news_kind(event.get("type"))
     item: dict[str, Any] = {
-        "news": NEWS[kind].prompt_text if kind is not None else clip(event.get("type", "event"), 40),
+        "news": prompt_text(kind, data) if kind is not None else clip(event.get("type", "event"), 40),
         "what": clip(data.get("title") or data.get("name") or "a download", PROMPT_TITLE_CHARS),
     }
     if data.get("year"):
