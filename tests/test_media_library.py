@@ -2,7 +2,8 @@
 
 Real parts: the download completes in qBittorrent, the lifecycle organises it into the library folder, Home
 Assistant's media_source browses and resolves it, its file view serves the bytes, and Home Assistant's demo
-media player class (a real `MediaPlayerEntity`, on a test platform) receives `play_media` with the media-source id.
+media player class (a real `MediaPlayerEntity`, on a test platform) receives `play_media` with the
+media-source id.
 """
 
 from __future__ import annotations
