@@ -74,16 +74,22 @@ async def entry(
 
 
 async def finish(
-    hass: HomeAssistant, entry: MockConfigEntry, qbittorrent: QBittorrentInstance, tmp_path: Path
+    hass: HomeAssistant,
+    entry: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    tmp_path: Path,
+    name: str = "Big.Buck.Bunny.2008.1080p.mkv",
+    media: dict[str, Any] = BIG_BUCK_BUNNY,
+    requester_key: str = "system",
 ) -> None:
-    torrent = make_local_torrent(tmp_path / "films", "Big.Buck.Bunny.2008.1080p.mkv")
+    torrent = make_local_torrent(tmp_path / "downloads", name)
     await async_add_download(
         hass,
         entry,
         torrent_file=torrent.torrent_bytes,
-        save_path=str(tmp_path / "films"),
-        media=BIG_BUCK_BUNNY,
-        requester_key="system",
+        save_path=str(tmp_path / "downloads"),
+        media=media,
+        requester_key=requester_key,
     )
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, is_done)
 
@@ -207,3 +213,45 @@ async def test_the_model_subscribes_through_its_tool(hass: HomeAssistant, entry:
     assert result == {"status": "ok", "title": "Sintel (2010)", "already": False}
     again = await ToolRegistry(entry).async_run("tell_when_ready", {}, context)  # "me too", from the same one
     assert again == {"status": "ok", "title": "Sintel (2010)", "already": True}
+
+
+PIONEER_ONE = {"title": "Pioneer One", "year": 2010, "tmdb_id": 900001, "media_type": "tv"}
+
+
+async def test_a_followed_shows_episode_is_told_to_its_followers_only_once_across_restarts(
+    hass: HomeAssistant,
+    entry: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    tmp_path: Path,
+    hass_admin_user: MockUser,
+    hass_read_only_user: MockUser,
+) -> None:
+    announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
+    completions: list[Event] = []
+    hass.bus.async_listen(EVENT_DOWNLOAD_COMPLETED, completions.append)
+    device_id = satellite(hass, features=1)
+    follower, other = hass_admin_user.id, hass_read_only_user.id
+    wanted = entry.runtime_data.memory.wanted
+    for key in (f"user:{follower}", f"device:{device_id}"):  # two follow it: both are kept
+        wanted.follow("tv:900001", PIONEER_ONE, from_season=1, save_path=None, requester_key=key)
+    assert wanted.followers("tv:900001") == [f"user:{follower}", f"device:{device_id}"]
+
+    await finish(
+        hass, entry, qbittorrent, tmp_path, "Pioneer.One.S01E03.720p.mkv", PIONEER_ONE, f"user:{follower}"
+    )
+    assert [
+        (event.data["subscribers"], event.data["season"], event.data["episode"]) for event in completions
+    ] == [([f"user:{follower}", f"device:{device_id}"], 1, 3)]
+    assert [call.data["message"] for call in announced] == [
+        "Pioneer One, season 1 episode 3 has finished downloading"
+    ]
+    # Not the household's news: someone else hears nothing of it.
+    assert speech(await ask(hass, entry, "what's new", user_id=other)) == "Nothing new."
+
+    await entry.runtime_data.memory.async_save_now()
+    assert await hass.config_entries.async_reload(entry.entry_id)
+    await hass.async_block_till_done()
+    first = await ask(hass, entry, "what's new", user_id=follower)
+    assert speech(first) == "Here's what's new: Pioneer One, season 1 episode 3 has finished downloading."
+    assert speech(await ask(hass, entry, "what's new", user_id=follower)) == "Nothing new."
+    assert speech(await ask(hass, entry, "what's new", user_id=other)) == "Nothing new."

@@ -156,15 +156,19 @@ class DownloadLifecycle:
     def _async_tell_completed(self, payload: dict[str, Any], requester: str | None, keys: list[str]) -> None:
         """Tell a finished download: to whoever asked for it or subscribed to it, then to the household."""
         subscribers = self._memory.subscriptions.take(keys)
-        payload["subscribers"] = [subscriber["requester"] for subscriber in subscribers]
+        # A followed show's episode is told to its followers only (each time), not to the household.
+        followers = list(dict.fromkeys(key for title in keys for key in self._memory.wanted.followers(title)))
+        targets = {subscriber["requester"]: subscriber.get("target") for subscriber in subscribers}
+        targets.update((follower, targets.get(follower)) for follower in followers)
+        payload["subscribers"] = list(targets)
         # Each is told once, where they are: the requester on the entry's target, each subscriber on theirs.
         told: list[tuple[str | None, str | None]] = []
         if self._announce_completions:
             told.append((requester, self._announce_target))
         told.extend(
-            (subscriber["requester"], subscriber.get("target"))
-            for subscriber in subscribers
-            if not self._announce_completions or subscriber["requester"] != requester
+            (key, target)
+            for key, target in targets.items()
+            if not self._announce_completions or key != requester
         )
         language = self._memory.household.language() or self.hass.config.language
         for requester_key, target in told:
@@ -176,7 +180,14 @@ class DownloadLifecycle:
             self._memory.downloads.set_latest_completed(
                 download_label(payload["name"], payload), payload.get("poster_path")
             )
-        event_id = async_tell(self.hass, self.entry_id, self._memory.journal, NewsKind.COMPLETED, payload)
+        event_id = async_tell(
+            self.hass,
+            self.entry_id,
+            self._memory.journal,
+            NewsKind.COMPLETED,
+            payload,
+            household=not followers,
+        )
         self._memory.subscriptions.add_untold(payload["subscribers"], event_id)
 
     # --- stalled downloads ---------------------------------------------------------------------------------

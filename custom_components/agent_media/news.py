@@ -24,6 +24,7 @@ from .const import (
     EVENT_DOWNLOAD_REPLACED,
     SIGNAL_DOWNLOAD_EVENT,
 )
+from .release import parse_release
 from .torrents import numeric
 from .untrusted import MAX_NAME, clip, storable_copy
 
@@ -117,13 +118,20 @@ def news_kind(event_type: object) -> NewsKind | None:
 
 @callback
 def async_tell(
-    hass: HomeAssistant, entry_id: str, journal: JournalSection, kind: NewsKind, payload: dict[str, Any]
+    hass: HomeAssistant,
+    entry_id: str,
+    journal: JournalSection,
+    kind: NewsKind,
+    payload: dict[str, Any],
+    *,
+    household: bool = True,
 ) -> str:
     """Record news for the next turn; fire its bus event, if it has one, and send it to the entities.
 
-    Return the journal event's id.
+    `household`: False for news only some people hear (their `subscriptions.untold` lists it): the household's
+    turns do not tell it. Return the journal event's id.
     """
-    event_id = journal.add_event(kind.value, payload)
+    event_id = journal.add_event(kind.value, payload, read=not household)
     if (bus_event := NEWS[kind].bus_event) is not None:
         async_fire_download_event(hass, entry_id, bus_event, payload)
     return event_id
@@ -155,6 +163,10 @@ def completion_payload(
     media = agent_record.get("media")
     if isinstance(media, Mapping):
         payload.update({key: media[key] for key in COMPLETION_MEDIA_KEYS if media.get(key) is not None})
+    if payload.get("media_type") == "tv":  # an episode is named as people say it: "…, season 1 episode 3"
+        parsed = parse_release(payload["name"])
+        if len(parsed.seasons) == 1 and len(parsed.episodes) == 1:
+            payload["season"], payload["episode"] = parsed.seasons[0], parsed.episodes[0]
     payload["name"] = clip(payload["name"], MAX_NAME)
     result: dict[str, Any] = storable_copy(payload)  # names and paths come from qBittorrent
     return result

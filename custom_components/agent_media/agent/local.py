@@ -278,7 +278,7 @@ class LocalCommands:
             data = event.get("data") or {}
             kind = news_kind(event.get("type"))
             key = sentence_key(kind, data)
-            what = clip(data.get("title") or data.get("name") or "?", MAX_TITLE)
+            what = self.sentences.news_name(language, data)
             release = clip(data.get("name") or what, MAX_TITLE)
             items.append(self.sentences.response(language, key, name=what, title=what, release=release))
         memory.mark_told(requester_key, (event["id"] for event in events))

@@ -31,12 +31,15 @@ class JournalSection:
     def _data(self) -> Journal:
         return self._store.data["journal"]
 
-    def add_event(self, event_type: str, data: Mapping[str, Any]) -> str:
-        """Record something that happened while nobody was talking; the next turn tells it. Return its id."""
+    def add_event(self, event_type: str, data: Mapping[str, Any], *, read: bool = False) -> str:
+        """Record something that happened while nobody was talking; the next turn tells it. Return its id.
+
+        `read`: already told to the household (news for some people only, who keep it as untold).
+        """
         events = self._data["events"]
         event_id = ulid_now()
         events.append(
-            {"id": event_id, "type": event_type, "data": storable_copy(data), "at": now(), "read": False}
+            {"id": event_id, "type": event_type, "data": storable_copy(data), "at": now(), "read": read}
         )
         # Over the cap, forget read events first, then the oldest unread ones.
         while len(events) > MAX_EVENTS:

@@ -204,6 +204,8 @@ class FollowedShow(TypedDict):
     fetched: list[ShowItem]
     # The last episode or pack a check searched when it ran out of searches: the next starts after it.
     resume_after: NotRequired[ShowItem | None]
+    # Everyone who followed it (requester keys): each episode that arrives is told to them, not the household.
+    followers: NotRequired[list[str]]
 
 
 class BlockedRelease(TypedDict):
