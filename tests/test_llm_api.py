@@ -34,6 +34,7 @@ MEDIA_TOOLS = {
     "list_folder",
     "list_wanted",
     "tell_when_ready",
+    "play_media",
     "forget_wanted",
 }
 
