@@ -161,7 +161,8 @@ def build_memory_view(
         shown = sorted(folders.items())[:PROMPT_FOLDERS]
         lines.append("Folders: " + data_block({name: clip(path, PROMPT_PATH_CHARS) for name, path in shown}))
 
-    lines.extend(_preferences_lines(memory.household.preferences()))
+    household = memory.household
+    lines.extend(_preferences_lines(household.preferences() | household.person_preferences(requester_key)))
 
     media = memory.conversations.media(conversation_id)
     if media and media.get("title"):

@@ -254,6 +254,8 @@ class Household(TypedDict):
     folders: dict[str, str]
     preferences: dict[str, PreferenceValue]
     language: str | None
+    # Each person's own release preferences over the household's, by requester key (stored when not empty).
+    people: NotRequired[dict[str, dict[str, PreferenceValue]]]
 
 
 class Downloads(TypedDict):

@@ -147,6 +147,17 @@ def validated(data: Any) -> tuple[StoredMemory, list[str]]:
         for key, value in (preferences.items() if isinstance(preferences, dict) else ())
         if isinstance(key, str) and _valid(_PREFERENCE, value, f"preferences.{key[:40]}", dropped) is not None
     }
+    if isinstance(people := household.get("people"), dict):
+        result["household"]["people"] = {
+            person: {
+                key: value
+                for key, value in chosen.items()
+                if isinstance(key, str)
+                and _valid(_PREFERENCE, value, f"people.{key[:40]}", dropped) is not None
+            }
+            for person, chosen in people.items()
+            if isinstance(person, str) and isinstance(chosen, dict)
+        }
     language = household.get("language")
     result["household"]["language"] = (
         language if isinstance(language, str) and len(language) <= MAX_LANGUAGE else None
@@ -329,6 +340,8 @@ class MemoryStore:
             del data["subscriptions"]  # written only while it holds something: older Stores keep their shape
         if not data.get("library", True):
             del data["library"]
+        if not data["household"].get("people", True):
+            del data["household"]["people"]
         return data
 
     @callback
