@@ -118,9 +118,11 @@ def followed_show(
             "followed_at": previous["followed_at"] if previous else moment,
             "next_check": moment,
             "fetched": previous["fetched"] if previous else [],
-            "followers": _followers(previous, requester_key),
         }
     )
+    followers = _followers(previous, requester_key)
+    if followers != ([requester_key] if requester_key else []):  # one follower: the requester says it
+        record["followers"] = followers
     return record
 
 
