@@ -186,12 +186,14 @@ async def test_played_by_voice_on_the_living_room_tv_and_refused_to_who_cannot_c
         hass, library_entry, "play Sintel on the living room TV", user_id=hass_read_only_user.id
     )
     assert speech(refused) == "You're not allowed to do that."
+    await hass.async_block_till_done()
     assert hass.states.get("media_player.living_room").attributes.get("media_content_id") != (
         f"media-source://{DOMAIN}/{library_entry.entry_id}/movie:45745/{FILM}"
     )
 
     played = await ask(hass, library_entry, "play Sintel on the living room TV", user_id=hass_admin_user.id)
     assert speech(played) == "Playing Sintel (2010) on Living Room."
+    await hass.async_block_till_done()  # the demo player writes its state from the executor
     state = hass.states.get("media_player.living_room")
     assert (
         state.attributes["media_content_id"]
