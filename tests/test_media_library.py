@@ -22,7 +22,7 @@ from pytest_homeassistant_custom_component.common import (
 from custom_components.agent_media.agent.tool_base import ToolContext
 from custom_components.agent_media.agent.tools import ToolRegistry
 from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, CONF_ORGANIZE_LIBRARY, DOMAIN
-from custom_components.agent_media.requester import SYSTEM, SYSTEM_KEY
+from custom_components.agent_media.requester import SYSTEM
 from homeassistant.components import media_source
 from homeassistant.components.demo.media_player import DemoYoutubePlayer
 from homeassistant.core import Context
@@ -229,7 +229,7 @@ async def test_the_library_survives_a_restart(hass: HomeAssistant, library_entry
 
 async def test_the_model_plays_through_its_tool(hass: HomeAssistant, library_entry: MockConfigEntry) -> None:
     registry = ToolRegistry(library_entry)
-    assert "play_media" in {tool.name for tool in registry.offered(SYSTEM_KEY)}  # the library has a title
+    assert "play_media" in {spec["function"]["name"] for spec in registry.specs()}
     context = ToolContext(hass=hass, entry=library_entry, requester=SYSTEM)
     result = await registry.async_run("play_media", {"title": "Sintel", "player": "Bedroom"}, context)
     assert result == {"status": "ok", "title": "Sintel (2010)", "player": "media_player.bedroom"}

@@ -22,7 +22,7 @@ from ..operations.adding import SAFETY_WAITING
 from ..requester import Permission
 from ..untrusted import MAX_NAME, MAX_TITLE, clip
 from .grounding import folder_grounded, preference_grounded
-from .people_tools import PEOPLE_TOOL_CLASSES, PlayMedia
+from .people_tools import PEOPLE_TOOL_CLASSES
 from .tool_base import (
     MAX_TEXT,
     AgentMediaTool,
@@ -436,29 +436,14 @@ class ToolRegistry:
         self.tools: dict[str, AgentMediaTool] = {cls.name: cls(entry) for cls in TOOL_CLASSES}
         self._specs: dict[str, dict[str, Any]] = {}
 
-    def offered(self, requester_key: str, conversation_id: str | None = None) -> list[AgentMediaTool]:
-        """Return the tools worth offering the model now; fewer tools make a shorter request.
+    def specs(self) -> list[dict[str, Any]]:
+        """Return every tool in the Chat Completions `tools` format (each converted once).
 
-        Picking a result needs a search or a pending question, listing a folder needs a configured one. A
-        call to a tool not offered still runs (`async_run` knows every tool).
+        Always the same set, in the same order, so the request starts the same way all conversation (a prompt
+        cache reuses it): a tool that cannot act yet (a pick with no search, a folder listing with no folder)
+        answers so in words.
         """
-        memory = self.entry.runtime_data.memory
-        has_search = memory.working.search(requester_key, conversation_id) is not None
-        can_pick = has_search or memory.working.question(requester_key, conversation_id) is not None
-        waiting = bool(memory.wanted.titles() or memory.wanted.shows())
-        hidden = {
-            GetTorrentByIndex.name: not has_search,
-            ListWanted.name: not waiting,
-            ForgetWanted.name: not waiting,
-            AddTorrentByIndex.name: not can_pick,
-            ListFolder.name: not memory.household.folders(),
-            PlayMedia.name: not memory.library.titles(),
-        }
-        return [tool for name, tool in self.tools.items() if not hidden.get(name, False)]
-
-    def specs(self, tools: Iterable[AgentMediaTool]) -> list[dict[str, Any]]:
-        """Return these tools in the Chat Completions `tools` format (each converted once)."""
-        return [self._spec(tool) for tool in tools]
+        return [self._spec(tool) for tool in self.tools.values()]
 
     def _spec(self, tool: AgentMediaTool) -> dict[str, Any]:
         if (spec := self._specs.get(tool.name)) is None:
