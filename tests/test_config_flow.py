@@ -562,7 +562,7 @@ OPTION_FIELDS = {
         CONF_LOCAL_SENTENCES,
     },
     "releases": {"preferred_resolution", "preferred_codec", "max_size_gb", "preferred_languages"},
-    "downloads": {"scan_interval", "stalled_timeout", "organize_library"},
+    "downloads": {"scan_interval", "stalled_timeout", "organize_library", "library_refresh"},
     "household": {"allow_non_admin_settings", "announce_completions", "announce_target"},
     "services": {CONF_TMDB_URL, CONF_KNABEN_URL},
 }

@@ -33,6 +33,8 @@ MEDIA_TOOLS = {
     "set_path_for_folder",
     "list_folder",
     "list_wanted",
+    "tell_when_ready",
+    "play_media",
     "forget_wanted",
 }
 

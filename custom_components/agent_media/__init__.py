@@ -24,6 +24,7 @@ from .const import (
     CONF_INDEXER_TIMEOUT,
     CONF_INDEXER_URL,
     CONF_KNABEN_URL,
+    CONF_LIBRARY_REFRESH,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
@@ -196,6 +197,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         organize_library=entry.options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY),
         announce_completions=entry.options.get(CONF_ANNOUNCE_COMPLETIONS, DEFAULT_ANNOUNCE_COMPLETIONS),
         announce_target=entry.options.get(CONF_ANNOUNCE_TARGET) or None,
+        library_refresh=entry.options.get(CONF_LIBRARY_REFRESH) or None,
     )
     entry.runtime_data = AgentMediaData(
         llm=llm,

@@ -51,6 +51,7 @@ from .const import (
     CONF_INDEXER_TIMEOUT,
     CONF_INDEXER_URL,
     CONF_KNABEN_URL,
+    CONF_LIBRARY_REFRESH,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
@@ -556,6 +557,9 @@ def _option_sections(options: Mapping[str, Any]) -> dict[str, dict[vol.Marker, A
             required(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL): _int_box(2, 300, "s"),
             required(CONF_STALLED_TIMEOUT, DEFAULT_STALLED_TIMEOUT): _int_box(0, MAX_STALLED_TIMEOUT, "s"),
             required(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY): BooleanSelector(),
+            suggested(CONF_LIBRARY_REFRESH): EntitySelector(
+                EntitySelectorConfig(domain=["script", "button"])
+            ),
         },
         SECTION_HOUSEHOLD: {
             required(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS): BooleanSelector(),

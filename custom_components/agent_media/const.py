@@ -128,6 +128,7 @@ CONF_MAX_SIZE_GB: Final = "max_size_gb"  # 0: no limit
 CONF_PREFERRED_CODEC: Final = "preferred_codec"  # "any", "x265", "x264", "av1"
 CONF_PREFERRED_LANGUAGES: Final = "preferred_languages"  # "French, English" or ["fr", "en"]
 CONF_ORGANIZE_LIBRARY: Final = "organize_library"
+CONF_LIBRARY_REFRESH: Final = "library_refresh"  # a script or button run before a download is told ready
 DEFAULT_MAX_SIZE_GB: Final = 0.0
 DEFAULT_PREFERRED_CODEC: Final = "any"
 DEFAULT_PREFERRED_LANGUAGES: Final = ""
@@ -163,3 +164,8 @@ MAX_TMDB_RESULTS: Final = 20  # one TMDB page
 MAX_TITLE_LENGTH: Final = 300  # release names, film and show titles
 MAX_NAME_LENGTH: Final = 100  # tracker and indexer names
 MAX_LINK_LENGTH: Final = 4096  # magnets and .torrent URLs; longer ones are dropped, never cut
+
+# Files that are videos (the library organises and plays only these).
+VIDEO_EXTENSIONS: Final = frozenset(
+    {".mkv", ".mp4", ".m4v", ".avi", ".mov", ".wmv", ".mpg", ".mpeg", ".ts", ".m2ts", ".webm"}
+)

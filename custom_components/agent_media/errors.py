@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 # The translation key of a refusal by the permission policy: actions raise Home Assistant's Unauthorized.
 PERMISSION_DENIED: Final = "permission_denied"
+CANNOT_CONTROL_PLAYER: Final = "cannot_control_player"  # Home Assistant's own entity permission refused
 SAFETY_SERVICE: Final = "safety check"
 
 
@@ -89,6 +90,10 @@ class OperationError(Exception):
         """Return the Home Assistant exception an action raises: Unauthorized for a refusal, else mapped."""
         if self.translation_key == PERMISSION_DENIED:
             return Unauthorized(context=context, permission=self.placeholders.get("permission"))
+        if self.translation_key == CANNOT_CONTROL_PLAYER:
+            return Unauthorized(
+                context=context, entity_id=self.placeholders.get("player"), permission="control"
+            )
         error_class = _ACTION_ERROR.get(self.code, ServiceValidationError)
         return error_class(
             translation_domain=DOMAIN,

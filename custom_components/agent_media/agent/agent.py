@@ -60,7 +60,8 @@ from .prompt import (
     tool_result_message,
     with_context,
 )
-from .tools import INVALID_JSON_ARGUMENTS, AgentMediaAPI, ToolContext, ToolRegistry
+from .tool_base import INVALID_JSON_ARGUMENTS, ToolContext
+from .tools import AgentMediaAPI, ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -376,7 +377,7 @@ class MediaAgent:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
-        memory.journal.mark_read(view.shown_event_ids)
+        memory.mark_told(requester.key, view.shown_event_ids)
         return TurnResult(speech)
 
     async def _async_answer_locally(
