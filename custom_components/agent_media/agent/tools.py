@@ -109,6 +109,7 @@ class AgentMediaTool(llm.Tool):
     """A tool of the agent; also usable by other Home Assistant agents through an `llm.API`."""
 
     name: str
+    title: str  # shown by Home Assistant's tool lists and MCP clients (HA ≥ 2026.10 reads it)
     description: str
     parameters: vol.Schema
     integration = DOMAIN  # read by HA ≥ 2026.10; ignored before
@@ -301,6 +302,7 @@ class FindMediaImdbId(AgentMediaTool):
     """TMDB: identify a film or show."""
 
     name = "find_media_imdb_id"
+    title = "Identify a film or show"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
     description = "Look a film or show up on TMDB."
     parameters = vol.Schema(MEDIA_FIELDS)
@@ -317,6 +319,7 @@ class FindTorrents(AgentMediaTool):
     """Search releases, rank them, number them and remember them."""
 
     name = "find_torrents"
+    title = "Search releases"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
     description = "Search torrents; numbered best first."
     parameters = vol.Schema(
@@ -346,6 +349,7 @@ class GetTorrentByIndex(AgentMediaTool):
     """A result of the last search, by its number."""
 
     name = "get_torrent_by_index"
+    title = "Show a search result"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
     description = "Details of a result of the last search."
     parameters = _INDEX_SCHEMA
@@ -369,6 +373,7 @@ class AddTorrentByIndex(AgentMediaTool):
     """Add a result of the last search (or an option of the pending question) to qBittorrent."""
 
     name = "add_torrent_by_index"
+    title = "Download a search result"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
     description = "Download a result of the last search or pending question."
     permission = Permission.ADD
@@ -390,6 +395,7 @@ class DownloadMedia(AgentMediaTool):
     """One call: identify, search, rank and add the best release, or ask when the choice is unclear."""
 
     name = "download_media"
+    title = "Download a film or show"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
     description = (
         "Download a film or show: adds the best, or decision 'ask' with options. wait: once out/aired"
@@ -473,6 +479,7 @@ class SetPreference(AgentMediaTool):
     """Remember the household's lasting release preferences."""
 
     name = "set_preference"
+    title = "Set a release preference"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
     description = "Save a lasting taste the user stated, for every download; 'any' removes one."
     parameters = vol.Schema(
@@ -508,6 +515,7 @@ class SetPathForFolder(AgentMediaTool):
     """Configure a folder (download, movie, tv_show, ...)."""
 
     name = "set_path_for_folder"
+    title = "Set a folder"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
     description = "Set a folder's absolute path."
     parameters = vol.Schema(
@@ -537,6 +545,7 @@ class ListFolder(AgentMediaTool):
     """List a configured folder (or a folder inside it)."""
 
     name = "list_folder"
+    title = "List a folder"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
     description = "List a configured folder, or a sub-folder of it."
     parameters = vol.Schema(
@@ -559,6 +568,7 @@ class ListWanted(AgentMediaTool):
     """The wanted titles and the followed shows."""
 
     name = "list_wanted"
+    title = "List wanted titles"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
     description = "Titles waited for and shows followed."
     parameters = vol.Schema({})
@@ -576,6 +586,7 @@ class ForgetWanted(AgentMediaTool):
     """Stop waiting for a title, or stop following a show."""
 
     name = "forget_wanted"
+    title = "Forget a wanted title"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
     description = "Stop waiting for a title or following a show."
     permission = Permission.ADD
