@@ -9,6 +9,8 @@ VENV_314=/opt/venv-ha-newest          # a path inside SID_ROOT
 ROOT_SRC=/src                         # where the checkout is bound inside SID_ROOT
 QBT_API_FLOOR_314=/opt/qbittorrent-api-floor  # inside SID_ROOT: the floor qbittorrent-api, put first on PYTHONPATH
 HA_COMPONENTS="conversation http diagnostics intent"
+# The newest Home Assistant also serves the tools over MCP (tests/test_mcp.py): its MCP server's requirements.
+HA_COMPONENTS_NEWEST="$HA_COMPONENTS mcp_server"
 
 # pip, without the warnings this machine's pip configuration prints about absent local mirrors.
 quiet_pip() { "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2); }
