@@ -1,7 +1,7 @@
-"""Agent Media's tools through Home Assistant's MCP server (`mcp_server`, HA ≥ 2026.8), over its HTTP endpoint.
+"""Agent Media's tools through Home Assistant's MCP server (`mcp_server`, HA ≥ 2026.8), over HTTP.
 
-An MCP client speaks JSON-RPC to `/api/mcp/assist` with a Home Assistant token: it lists the Assist API's tools,
-ours among them, and calls them. The caller's user is the requester, so the permission table applies.
+An MCP client speaks JSON-RPC to `/api/mcp/assist` with a Home Assistant token: it lists the Assist API's
+tools, ours among them, and calls them. The caller's user is the requester, so the permission table applies.
 """
 
 from __future__ import annotations
@@ -114,6 +114,7 @@ async def test_a_non_admin_gets_what_the_permission_table_allows(
 
     failed, found = await client.call("agent_media__find_torrents", {"media_title": "Big Buck Bunny"})
     assert not failed
+    assert found["torrents"]
     failed, added = await client.call("agent_media__add_torrent_by_index", {"index": 1})
     assert not failed
     assert list(await torrents_in_qbittorrent(hass, qbittorrent)) == [added["hash"]]
