@@ -78,6 +78,7 @@ if TYPE_CHECKING:
     from ..requester import Requester
     from .local import LocalCommands
     from .prompt import PromptView
+    from .settings import AgentSettings
 
 # Translation keys (strings.json → exceptions) of the spoken explanations.
 LLM_INVALID_AUTH: Final = "agent_llm_invalid_auth"
@@ -229,14 +230,20 @@ class MediaAgent:
     """Runs turns for one config entry."""
 
     def __init__(
-        self, hass: HomeAssistant, entry: AgentMediaConfigEntry, local: LocalCommands | None = None
+        self,
+        hass: HomeAssistant,
+        entry: AgentMediaConfigEntry,
+        local: LocalCommands | None = None,
+        settings: AgentSettings | None = None,
     ) -> None:
         """Prepare the tools; `native_tools` turns off when the server refuses tools.
 
         `local`: the common commands answered without the model (None: every sentence goes to the model).
+        `settings`: the agent's own model and permission profile (None: the entry's model, no limit).
         """
         self.hass = hass
         self.entry = entry
+        self.settings = settings
         self.registry = ToolRegistry(entry)
         self.local = local
         self.native_tools = True
@@ -257,6 +264,8 @@ class MediaAgent:
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
     ) -> TurnResult:
         requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
+        if self.settings is not None:
+            requester = requester.through_profile(self.settings.profile)
         deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
         progress = _TurnProgress()
         # What the answer may quote, read before the turn changes it (news told is marked read).
@@ -343,13 +352,14 @@ class MediaAgent:
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
-            offered = self.registry.offered(requester.key, conversation_id)
+            offered = self.registry.offered(requester.key, conversation_id, requester.limited_to)
             stream = llm.stream_chat(
                 messages=self._messages(
                     chat_log, view, turn_start, reasoning, offered, native=native, known=known
                 ),
                 tools=self.registry.specs(offered) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
+                model=self.settings.model if self.settings is not None else None,
             )
             try:
                 await self._async_add_reply(

@@ -655,11 +655,17 @@ class ToolRegistry:
         self.tools: dict[str, AgentMediaTool] = {cls.name: cls(entry) for cls in TOOL_CLASSES}
         self._specs: dict[str, dict[str, Any]] = {}
 
-    def offered(self, requester_key: str, conversation_id: str | None = None) -> list[AgentMediaTool]:
+    def offered(
+        self,
+        requester_key: str,
+        conversation_id: str | None = None,
+        limited_to: frozenset[Permission] | None = None,
+    ) -> list[AgentMediaTool]:
         """Return the tools worth offering the model now; fewer tools make a shorter request.
 
-        Picking a result needs a search or a pending question, listing a folder needs a configured one. A
-        call to a tool not offered still runs (`async_run` knows every tool).
+        Picking a result needs a search or a pending question, listing a folder needs a configured one, and an
+        agent's profile (`limited_to`) leaves out what it may not do. A call to a tool not offered still runs
+        (`async_run` knows every tool) and meets the policy.
         """
         memory = self.entry.runtime_data.memory
         has_search = memory.working.search(requester_key, conversation_id) is not None
@@ -672,7 +678,11 @@ class ToolRegistry:
             AddTorrentByIndex.name: not can_pick,
             ListFolder.name: not memory.household.folders(),
         }
-        return [tool for name, tool in self.tools.items() if not hidden.get(name, False)]
+        return [
+            tool
+            for name, tool in self.tools.items()
+            if not hidden.get(name, False) and (limited_to is None or tool.permission in limited_to)
+        ]
 
     def specs(self, tools: Iterable[AgentMediaTool]) -> list[dict[str, Any]]:
         """Return these tools in the Chat Completions `tools` format (each converted once)."""
