@@ -219,7 +219,7 @@ def test_hacs_json_matches_the_hacs_schema() -> None:
     assert not hacs.get("content_in_root"), "the integration lives in custom_components/agent_media"
     minimum = AwesomeVersion(hacs["homeassistant"])
     assert minimum.valid
-    assert minimum == AwesomeVersion("2025.4.0")  # the oldest version the suite runs on
+    assert minimum == AwesomeVersion("2025.4.4")  # the oldest version the suite runs on
     assert AwesomeVersion(HA_VERSION) >= minimum
 
 
