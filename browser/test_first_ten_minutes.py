@@ -84,9 +84,19 @@ class Demo:
         environment["DEVELOP_CONFIG"] = str(self.config)
         log = (self.artefacts / "develop.log").open("wb")
         self.timings["started"] = time.monotonic()
-        self.process = await asyncio.create_subprocess_exec(
-            str(REPO / "scripts" / "develop"), *self.arguments, env=environment, stdout=log, stderr=log
-        )
+        # A runner that started the tests in the background (nohup, a shell's `&`) leaves SIGINT ignored, and
+        # an ignored signal stays ignored in every child: bash could not even trap the Ctrl-C this test sends.
+        # The script starts as from a person's terminal, where Ctrl-C arrives.
+        ignored = signal.getsignal(signal.SIGINT) == signal.SIG_IGN
+        if ignored:
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+        try:
+            self.process = await asyncio.create_subprocess_exec(
+                str(REPO / "scripts" / "develop"), *self.arguments, env=environment, stdout=log, stderr=log
+            )
+        finally:
+            if ignored:
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
         deadline = time.monotonic() + FIRST_START
         async with aiohttp.ClientSession() as session:
             while True:
