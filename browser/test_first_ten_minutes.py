@@ -310,7 +310,14 @@ async def open_assist(page: Page) -> None:
     # "Assist" (HA 2025.4), "Assist (A)" with its keyboard shortcut (HA 2026)
     label = "(n.label === 'Assist' || n.label?.startsWith('Assist ('))"
     assist = f"n.tagName === 'HA-ICON-BUTTON' && {label} && {in_top_bar}"
-    await page.browser.click(*await page.center_of(assist, "the Assist button of the Overview"))
+    # A click on a page still loading (HA 2026) does nothing: click again until the dialog is there.
+    opened = "__deep(n => n.tagName === 'HA-ASSIST-CHAT' && __visible(n)).length > 0"
+    for _ in range(5):
+        await page.browser.click(*await page.center_of(assist, "the Assist button of the Overview"))
+        with contextlib.suppress(TimeoutError):
+            await page.browser.wait_for(opened, what="the Assist dialog", timeout=10)
+            return
+    pytest.fail("the Assist dialog did not open")
 
 
 async def ask_assist(page: Page, text: str, answer_start: str) -> str:
@@ -356,6 +363,18 @@ async def ask_assist(page: Page, text: str, answer_start: str) -> str:
     )
 
 
+async def check_poster(page: Page) -> None:
+    """The download's poster on the Overview: a real picture."""
+    poster = await page.wait_for(
+        """(() => {
+          const img = __deep(n => n.tagName === 'IMG' && n.src.includes('/image.sintel_2010_poster?'))[0];
+          return img?.complete && img.naturalWidth ? [img.naturalWidth, img.naturalHeight] : null;
+        })()""",
+        what="the download's poster shown",
+    )
+    assert poster == [342, 513]
+
+
 def state_of(entity_id: str) -> str:
     """A JavaScript expression: an entity's state as the frontend holds it."""
     return f"document.querySelector('home-assistant')?.hass?.states[{json.dumps(entity_id)}]?.state"
@@ -390,14 +409,9 @@ async def test_the_first_ten_minutes(chromium: str, demo: Demo, tmp_path: Path) 
             f"{state_of('sensor.sintel_2010_progress')} === '100.0'", what="the download done"
         )
         demo.mark("download complete")
-        poster = await page.wait_for(
-            """(() => {
-              const img = __deep(n => n.tagName === 'IMG' && n.src.includes('/image.sintel_2010_poster?'))[0];
-              return img?.complete && img.naturalWidth ? [img.naturalWidth, img.naturalHeight] : null;
-            })()""",
-            what="the download's poster shown",
-        )
-        assert poster == [342, 513]
+        # HA 2026's Overview shows areas, not every entity's card: the poster is looked for on 2025.4 only.
+        if not demo.newest:
+            await check_poster(page)
         await page.shot("overview")
         assert await page.broken_images() == []
 

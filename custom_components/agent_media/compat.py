@@ -122,12 +122,12 @@ async def async_provide_llm_data(
         await chat_log.async_update_llm_data(domain, user_input, None, prompt)
 
 
-def _llm_tools_class() -> Any:
-    """Return the `llm` integration's `LLMTools` (HA ≥ 2026.8, with its tool platform), else None."""
-    try:
-        return getattr(importlib.import_module("homeassistant.components.llm"), "LLMTools", None)
-    except ImportError:
-        return None
+# The `llm` integration's `LLMTools` (HA ≥ 2026.8, with its tool platform), else None. Looked up once, as this
+# module is imported (outside the event loop): an import inside it is a blocking call Home Assistant reports.
+try:
+    _LLM_TOOLS: Any = getattr(importlib.import_module("homeassistant.components.llm"), "LLMTools", None)
+except ImportError:
+    _LLM_TOOLS = None
 
 
 def llm_tool_platform() -> bool:
@@ -135,12 +135,12 @@ def llm_tool_platform() -> bool:
 
     There Agent Media's tools come with Assist (`llm.py`); before, it registers its own `llm.API`.
     """
-    return _llm_tools_class() is not None
+    return _LLM_TOOLS is not None
 
 
 def llm_tools(tools: list[llm.Tool], prompt: str | None) -> Any:
     """Return what an `llm.py` platform's `async_get_tools` answers: tools and a prompt fragment."""
-    return _llm_tools_class()(tools=tools, prompt=prompt)
+    return _LLM_TOOLS(tools=tools, prompt=prompt)
 
 
 def several_llm_apis_per_agent() -> bool:
