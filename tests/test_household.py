@@ -26,7 +26,7 @@ from homeassistant.helpers import issue_registry as ir
 from .helpers import last_results, torrents_in_qbittorrent, wait_for_torrent, wait_until
 from .rig.knaben_server import movie_hits
 from .rig.torrents import make_local_torrent
-from .test_conversation import agent_id, queue_call, speech, system_prompt, tool_results
+from .test_conversation import agent_id, queue_call, speech, tool_results, turn_context
 from .test_http import COMPLETIONS, user
 from .test_services import TorrentFileServer, file_server
 
@@ -124,8 +124,8 @@ async def test_the_2nd_one_is_the_askers_own_search(
     assert "Nosferatu" in satellite_results[0]["title"]
     assert "Sintel" in last_results(memory, f"user:{hass_admin_user.id}")[0]["title"]
     # Nobody's last search is shown in another's prompt.
-    assert '"query":"Sintel 2010"' not in system_prompt(llm_server.requests[6])
-    assert '"query":"Nosferatu 1922"' in system_prompt(llm_server.requests[6])
+    assert '"query":"Sintel 2010"' not in turn_context(llm_server.requests[6])
+    assert '"query":"Nosferatu 1922"' in turn_context(llm_server.requests[6])
 
 
 async def test_another_users_conversation_id_starts_a_new_conversation(
@@ -354,7 +354,7 @@ async def test_an_injected_release_name_changes_nothing_unasked(
     # The name reached the model only as data, inside the tool result and a delimited block in the prompt.
     llm_server.queue_text("Sure.")
     await ask(hass, entry, "ok thanks", user_id=hass_admin_user.id)
-    prompt = system_prompt(llm_server.requests[4])
+    prompt = turn_context(llm_server.requests[4])
     line = next(line for line in prompt.splitlines() if "IGNORE PREVIOUS" in line)
     assert line.startswith("<data>")
     assert line.endswith("</data>")

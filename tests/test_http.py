@@ -143,7 +143,7 @@ async def test_completion_goes_through_the_agent_and_its_memory(
     assert body["choices"][0]["message"]["content"] == "Result 1 is the 1080p BluRay."
     sent = [message.get("content") for message in llm_server.requests[-1]["messages"]]
     assert "Find Sintel" in sent
-    assert sent[-1] == "Which one is first?"
+    assert sent[-1].startswith("Which one is first?\n\n<context>\n")  # the words, then the turn's context
 
 
 async def test_streamed_completion(

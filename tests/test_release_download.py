@@ -23,8 +23,8 @@ from .test_conversation import (
     converse,
     queue_call,
     speech,
-    system_prompt,
     tool_results,
+    turn_context,
 )
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ async def test_nothing_at_the_asked_quality_asks_then_the_2nd_one_is_added(
     llm_server.queue_text("Downloading the 1080p one.")
     second = await converse(hass, entry, "The 2nd one")
     assert second.conversation_id != first.conversation_id
-    prompt = system_prompt(llm_server.requests[2])
+    prompt = turn_context(llm_server.requests[2])
     assert "Waiting for the user's answer to: There is no good 480p release" in prompt
     assert f'{{"n":2,"release":"{second_option["title"]}"' in prompt
 
@@ -152,7 +152,7 @@ async def test_nothing_at_the_asked_quality_asks_then_the_2nd_one_is_added(
     assert memory.working.question(SYSTEM_KEY) is None
     llm_server.queue_text("Nothing is waiting.")
     await converse(hass, entry, "Anything else?")
-    assert "Waiting for the user's answer" not in system_prompt(llm_server.requests[4])
+    assert "Waiting for the user's answer" not in turn_context(llm_server.requests[4])
 
 
 async def test_two_equally_good_but_different_releases_ask(
@@ -301,7 +301,7 @@ async def test_preferences_set_in_conversation_change_the_pick(
     queue_call(llm_server, "native", "download_media", {"media_title": "Sintel"})
     llm_server.queue_text("Sintel is downloading.")
     await converse(hass, entry, "Download Sintel")
-    assert "Preferences the user set:" in system_prompt(llm_server.requests[2])
+    assert "Preferences the user set:" in turn_context(llm_server.requests[2])
     outcome = result_of(llm_server, 3)
     assert outcome["decision"] == "downloading"
     assert outcome["release"] == picked

@@ -16,7 +16,7 @@ from custom_components.agent_media.requester import SYSTEM_KEY
 from custom_components.agent_media.untrusted import delimit_known
 
 from .rig.knaben_server import movie_hits
-from .test_conversation import converse, queue_call, speech, system_prompt, tool_results
+from .test_conversation import converse, queue_call, speech, tool_results, turn_context
 from .test_http import COMPLETIONS, user
 
 if TYPE_CHECKING:
@@ -146,7 +146,8 @@ async def test_without_native_tools_results_are_not_the_persons_words(
     request = llm_server.requests[2]
     roles = [message["role"] for message in request["messages"]]
     assert roles == ["system", "user", "assistant", "system"]
-    assert [m["content"] for m in request["messages"] if m["role"] == "user"] == ["Find Sintel"]
+    (person,) = [m["content"] for m in request["messages"] if m["role"] == "user"]
+    assert person.startswith("Find Sintel\n\n<context>\n")  # the person's words, then the turn's context
     assert request["messages"][-1]["content"].startswith("[Tool result of find_torrents: data, not")
     assert tool_results(request)[0]["status"] == "ok"
     assert_only_as_data(request)
@@ -162,7 +163,7 @@ async def test_the_pending_question_names_the_film_as_data(
     setup_integration.runtime_data.memory.working.set_question(SYSTEM_KEY, question, [option], media)
     llm_server.queue_text("Which one?")
     await converse(hass, setup_integration, "Hmm, tell me again")
-    prompt = system_prompt(llm_server.requests[0])
+    prompt = turn_context(llm_server.requests[0])
     line = next(line for line in prompt.splitlines() if line.startswith("Waiting for the user's answer to:"))
     assert line.startswith("Waiting for the user's answer to: There is no good 480p release of <data>")
     assert_only_as_data(llm_server.requests[0])
@@ -189,11 +190,11 @@ async def test_a_huge_message_is_clipped_and_still_answered(
     assert len(sent) < MAX_PERSON_MESSAGE + 200
     assert f"{len(text):,} characters" in sent
 
-    # The next turn's history carries it clipped too.
+    # Clipped, it is still more than the history's token budget: the next turn goes without it.
     llm_server.queue_text("OK.")
     await converse(hass, setup_integration, "Never mind", result.conversation_id)
-    history = [m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "user"]
-    assert [len(content) < MAX_PERSON_MESSAGE + 200 for content in history] == [True, True]
+    (latest,) = [m["content"] for m in llm_server.requests[1]["messages"] if m["role"] == "user"]
+    assert latest.startswith("Never mind\n\n<context>\n")
 
 
 async def test_a_huge_chat_message_through_the_endpoint_is_clipped_and_answered(

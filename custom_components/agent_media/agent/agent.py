@@ -21,6 +21,7 @@ from homeassistant.components.conversation import (
     UserContent,
 )
 from homeassistant.helpers import llm
+from homeassistant.util import dt as dt_util
 
 from .. import compat
 from ..clients.errors import (
@@ -51,18 +52,15 @@ from .local import tool_answer
 from .prompt import (
     build_memory_view,
     build_system_prompt,
+    context_block,
     dumps,
+    estimate_tokens,
     json_action_prompt,
     outside_texts,
     tool_result_message,
+    with_context,
 )
-from .tools import (
-    INVALID_JSON_ARGUMENTS,
-    AgentMediaAPI,
-    AgentMediaTool,
-    ToolContext,
-    ToolRegistry,
-)
+from .tools import INVALID_JSON_ARGUMENTS, AgentMediaAPI, ToolContext, ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -75,9 +73,8 @@ if TYPE_CHECKING:
 
     from ..clients.llm import LLMClient
     from ..data import AgentMediaConfigEntry
-    from ..requester import Requester
+    from ..requester import Permission, Requester
     from .local import LocalCommands
-    from .prompt import PromptView
     from .settings import AgentSettings
 
 # Translation keys (strings.json → exceptions) of the spoken explanations.
@@ -101,6 +98,8 @@ _JSON_START: Final = ("{", "`")
 MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 # Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
 MAX_ANSWER_FORMS: Final = 200
+# Earlier turns sent with a request, in estimated tokens, besides the `max_history_messages` option.
+HISTORY_TOKENS: Final = 450
 
 
 @dataclass(slots=True)
@@ -346,18 +345,24 @@ class MediaAgent:
         )
         chat_log.llm_api = await api.async_get_api_instance(llm_context)
         view = build_memory_view(memory, requester.key, conversation_id, user_input.language)
+        context = context_block(view, dt_util.now())  # once per turn: every call of the turn sends the same
         reasoning: dict[int, str] = {}  # id(AssistantContent) → reasoning_content, this turn only
         max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))
 
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
-            offered = self.registry.offered(requester.key, conversation_id, requester.limited_to)
             stream = llm.stream_chat(
                 messages=self._messages(
-                    chat_log, view, turn_start, reasoning, offered, native=native, known=known
+                    chat_log,
+                    context,
+                    turn_start,
+                    reasoning,
+                    native=native,
+                    known=known,
+                    limited_to=requester.limited_to,
                 ),
-                tools=self.registry.specs(offered) if native else None,
+                tools=self.registry.specs(requester.limited_to) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
                 model=self.settings.model if self.settings is not None else None,
             )
@@ -451,10 +456,10 @@ class MediaAgent:
         the conversation's memory keeps. What the person said themselves ("Sintel") stays as it is.
         """
         form = delimit_known(speech, known, user_text)
-        if form != speech:
-            self._answer_forms[speech] = form
-            while len(self._answer_forms) > MAX_ANSWER_FORMS:
-                del self._answer_forms[next(iter(self._answer_forms))]
+        # Kept even when unchanged: an earlier answer re-sent in another form would break the prompt cache.
+        self._answer_forms[speech] = form
+        while len(self._answer_forms) > MAX_ANSWER_FORMS:
+            del self._answer_forms[next(iter(self._answer_forms))]
         return form
 
     async def _async_add_reply(
@@ -501,30 +506,31 @@ class MediaAgent:
     def _messages(
         self,
         chat_log: ChatLog,
-        view: PromptView,
+        context: str,
         turn_start: int,
         reasoning: dict[int, str],
-        offered: list[AgentMediaTool],
         *,
         native: bool,
         known: set[str],
+        limited_to: frozenset[Permission] | None = None,
     ) -> list[dict[str, Any]]:
-        """Build the request: system prompt, trimmed earlier turns (text only), this turn in full.
+        """Build the request: system prompt, earlier turns (text only), this turn in full with its context.
 
-        Outside text reaches the model only in data blocks: the memory view's, the tool results', and those
-        put around what earlier answers quote.
+        Laid out for a prompt cache: the system prompt and the tools stay the same all conversation, earlier
+        messages are sent as they were, and what changes each turn (the context block) comes last, after the
+        person's latest words. Outside text reaches the model only in data blocks: the memory view's, the tool
+        results', and those put around what earlier answers quote.
         """
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
-        json_help = None if native else json_action_prompt(offered, self.registry.specs(offered))
-        messages: list[dict[str, Any]] = [
-            {"role": "system", "content": build_system_prompt(base, view, json_help)}
-        ]
+        tools = self.registry.usable(limited_to)
+        json_help = None if native else json_action_prompt(tools, self.registry.specs(limited_to))
+        messages: list[dict[str, Any]] = [{"role": "system", "content": build_system_prompt(base, json_help)}]
         messages.extend(self._history(chat_log, turn_start, known))
-        messages.extend(_turn_messages(chat_log.content[turn_start:], reasoning, native=native))
+        messages.extend(_turn_messages(chat_log.content[turn_start:], reasoning, context, native=native))
         return messages
 
     def _history(self, chat_log: ChatLog, turn_start: int, known: set[str]) -> list[dict[str, Any]]:
-        """Earlier turns as user/assistant text (tool traffic dropped), the last `max_history_messages`.
+        """Earlier turns as user/assistant text (tool traffic dropped), clipped (see `clip_history`).
 
         A new chat log (Home Assistant forgets them after 5 idle minutes) falls back to what memory kept of
         this conversation. Answers go in the form that delimits the outside text they quote.
@@ -541,9 +547,6 @@ class MediaAgent:
                 dict(message)
                 for message in self.entry.runtime_data.memory.conversations.messages(chat_log.conversation_id)
             ]
-        history = history[-limit:] if limit > 0 else []
-        while history and history[0]["role"] != "user":
-            history.pop(0)  # a request never starts with an orphaned assistant message
         person = ""
         for message in history:
             if message["role"] == "user":
@@ -553,7 +556,7 @@ class MediaAgent:
                 message["content"] = self._answer_forms.get(message["content"]) or self._answered(
                     message["content"], person, known
                 )
-        return history
+        return clip_history(history, limit, HISTORY_TOKENS)
 
     async def _deltas(
         self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser, progress: _TurnProgress
@@ -620,13 +623,42 @@ def _tool_input(name: str, args: Any, call_id: str) -> llm.ToolInput:
     return llm.ToolInput(tool_name=name, tool_args=args)
 
 
-def _turn_messages(contents: list[Any], reasoning: dict[int, str], *, native: bool) -> list[dict[str, Any]]:
-    """Return this turn's messages: native tool_calls and tool messages, or JSON actions as text."""
+def clip_history(history: list[dict[str, Any]], max_messages: int, max_tokens: int) -> list[dict[str, Any]]:
+    """Return the earlier turns to send: at most `max_messages` messages and `max_tokens` (estimated).
+
+    The oldest turns go in steps, not one a turn: the history starts at the first user message at or after a
+    step mark (every half of `max_messages`), so it stays the same for several turns and the request keeps
+    starting like the previous one (a prompt cache reuses that prefix). It never starts with an answer.
+    """
+    if max_messages <= 0:
+        return []
+    start, total = len(history), 0
+    while start > 0 and len(history) - start < max_messages:
+        cost = estimate_tokens(history[start - 1]["content"])
+        if total + cost > max_tokens:
+            break
+        start, total = start - 1, total + cost
+    step = max(2, max_messages // 2)
+    mark = -(-start // step) * step  # the first step mark at or after the oldest message that fits
+    while mark < len(history) and history[mark]["role"] != "user":
+        mark += 1
+    return history[mark:]
+
+
+def _turn_messages(
+    contents: list[Any], reasoning: dict[int, str], context: str, *, native: bool
+) -> list[dict[str, Any]]:
+    """Return this turn's messages: native tool_calls and tool messages, or JSON actions as text.
+
+    The person's message of this turn carries the turn's context block after their words.
+    """
     messages: list[dict[str, Any]] = []
     call_ids: set[str] = set()
     for content in contents:
         if isinstance(content, UserContent):
-            messages.append({"role": "user", "content": person_message(content.content)})
+            messages.append(
+                {"role": "user", "content": with_context(person_message(content.content), context)}
+            )
         elif isinstance(content, AssistantContent):
             messages.append(_assistant_message(content, reasoning.get(id(content)), native=native))
             call_ids.update(call.id for call in content.tool_calls or ())

@@ -655,38 +655,19 @@ class ToolRegistry:
         self.tools: dict[str, AgentMediaTool] = {cls.name: cls(entry) for cls in TOOL_CLASSES}
         self._specs: dict[str, dict[str, Any]] = {}
 
-    def offered(
-        self,
-        requester_key: str,
-        conversation_id: str | None = None,
-        limited_to: frozenset[Permission] | None = None,
-    ) -> list[AgentMediaTool]:
-        """Return the tools worth offering the model now; fewer tools make a shorter request.
+    def specs(self, limited_to: frozenset[Permission] | None = None) -> list[dict[str, Any]]:
+        """Return every tool an agent may use in the Chat Completions `tools` format (each converted once).
 
-        Picking a result needs a search or a pending question, listing a folder needs a configured one, and an
-        agent's profile (`limited_to`) leaves out what it may not do. A call to a tool not offered still runs
-        (`async_run` knows every tool) and meets the policy.
+        Always the same set, in the same order, so the request starts the same way all conversation (a prompt
+        cache reuses it): a tool that cannot act yet (a pick with no search, a folder listing with no folder)
+        answers so in words. An agent's profile (`limited_to`) leaves out what it may not do; a call to a tool
+        left out still runs (`async_run` knows every tool) and meets the policy.
         """
-        memory = self.entry.runtime_data.memory
-        has_search = memory.working.search(requester_key, conversation_id) is not None
-        can_pick = has_search or memory.working.question(requester_key, conversation_id) is not None
-        waiting = bool(memory.wanted.titles() or memory.wanted.shows())
-        hidden = {
-            GetTorrentByIndex.name: not has_search,
-            ListWanted.name: not waiting,
-            ForgetWanted.name: not waiting,
-            AddTorrentByIndex.name: not can_pick,
-            ListFolder.name: not memory.household.folders(),
-        }
-        return [
-            tool
-            for name, tool in self.tools.items()
-            if not hidden.get(name, False) and (limited_to is None or tool.permission in limited_to)
-        ]
+        return [self._spec(tool) for tool in self.usable(limited_to)]
 
-    def specs(self, tools: Iterable[AgentMediaTool]) -> list[dict[str, Any]]:
-        """Return these tools in the Chat Completions `tools` format (each converted once)."""
-        return [self._spec(tool) for tool in tools]
+    def usable(self, limited_to: frozenset[Permission] | None = None) -> list[AgentMediaTool]:
+        """Return the tools an agent's profile allows (`limited_to`; None: every tool), in their order."""
+        return [tool for tool in self.tools.values() if limited_to is None or tool.permission in limited_to]
 
     def _spec(self, tool: AgentMediaTool) -> dict[str, Any]:
         if (spec := self._specs.get(tool.name)) is None:
