@@ -13,6 +13,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media import config_flow
+from custom_components.agent_media.agent_flow import ConversationAgentFlow
 from custom_components.agent_media.config_flow import AgentMediaConfigFlow, TorznabIndexerFlow
 from custom_components.agent_media.const import (
     CONF_INDEXER_API_KEY,
@@ -34,6 +35,7 @@ from custom_components.agent_media.const import (
     DOMAIN,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
+    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
 )
 from homeassistant import config_entries
@@ -811,7 +813,8 @@ async def _configure_indexer(hass: HomeAssistant, flow_id: str, user_input: dict
 
 def test_indexers_are_a_subentry_type(bare_entry: MockConfigEntry) -> None:
     assert AgentMediaConfigFlow.async_get_supported_subentry_types(bare_entry) == {
-        SUBENTRY_INDEXER: TorznabIndexerFlow
+        SUBENTRY_CONVERSATION: ConversationAgentFlow,
+        SUBENTRY_INDEXER: TorznabIndexerFlow,
     }
 
 
@@ -978,4 +981,5 @@ async def test_adding_an_indexer_reloads_a_loaded_entry(
     await hass.async_block_till_done()
     assert setup_integration.state is config_entries.ConfigEntryState.LOADED
     assert setup_integration.runtime_data is not before  # set up again, with the indexer
-    assert len(setup_integration.subentries) == 1
+    subentries = setup_integration.subentries.values()
+    assert [sub.subentry_type for sub in subentries].count(SUBENTRY_INDEXER) == 1

@@ -36,6 +36,7 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 
+from .agent_flow import ConversationAgentFlow, default_agent
 from .clients._http import NO_RETRY
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
@@ -75,6 +76,7 @@ from .const import (
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
     CONF_TURN_TIMEOUT,
+    DEFAULT_AGENT_NAME,
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
     DEFAULT_ANNOUNCE_COMPLETIONS,
     DEFAULT_INDEXER_NAME,
@@ -100,6 +102,7 @@ from .const import (
     LLM_PROVIDER_URLS,
     LOGGER,
     MAX_STALLED_TIMEOUT,
+    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
 )
 from .errors import OperationError
@@ -346,7 +349,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
     """Set up Agent Media in three steps: the LLM, qBittorrent, then TMDB and Knaben."""
 
     VERSION = 1
-    MINOR_VERSION = 1
+    MINOR_VERSION = 2  # 1.2: conversation agents are subentries (1.1 entries migrate to one)
 
     def __init__(self) -> None:
         """Start with nothing collected."""
@@ -364,8 +367,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         cls,
         config_entry: AgentMediaConfigEntry,  # noqa: ARG003
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Torznab indexers are subentries: any number, each added, changed or removed on its own."""
-        return {SUBENTRY_INDEXER: TorznabIndexerFlow}
+        """Conversation agents and Torznab indexers are subentries, each added, changed or removed alone."""
+        return {SUBENTRY_CONVERSATION: ConversationAgentFlow, SUBENTRY_INDEXER: TorznabIndexerFlow}
 
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Choose the LLM provider and check it answers."""
@@ -417,12 +420,13 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
             if not errors:
                 self._data[CONF_TMDB_API_KEY] = user_input[CONF_TMDB_API_KEY]
                 return self.async_create_entry(
-                    title="Agent Media",
+                    title=DEFAULT_AGENT_NAME,
                     data=self._data,
                     options={
                         CONF_TMDB_URL: user_input[CONF_TMDB_URL],
                         CONF_KNABEN_URL: user_input[CONF_KNABEN_URL],
                     },
+                    subentries=[default_agent(DEFAULT_AGENT_NAME)],
                 )
         return self.async_show_form(step_id="tmdb", data_schema=_tmdb_schema(user_input or {}), errors=errors)
 

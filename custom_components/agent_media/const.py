@@ -137,6 +137,18 @@ NO_PREFERENCE: Final = "any"
 CODEC_CHOICES: Final = ("any", "x265", "x264", "av1")
 RESOLUTION_CHOICES: Final = (NO_PREFERENCE, *RESOLUTIONS)
 
+# Conversation agents: config subentries, each with its name (the subentry's title), model, prompt, language
+# and permission profile. An entry from before (config entry version 1.1) migrates to one, with no overrides.
+SUBENTRY_CONVERSATION: Final = "conversation"
+CONF_AGENT_MODEL: Final = "llm_model"  # empty: the entry's model
+CONF_AGENT_PROMPT: Final = "prompt"  # added after the entry's own prompt option
+CONF_AGENT_LANGUAGE: Final = "language"  # empty: the person's language
+CONF_AGENT_PROFILE: Final = "profile"
+PROFILE_HOUSEHOLD: Final = "household"  # the household's policy, as the entry's options set it
+PROFILE_SEARCH_ONLY: Final = "search_only"  # search, identify and ask; never add or change anything
+PROFILES: Final = (PROFILE_HOUSEHOLD, PROFILE_SEARCH_ONLY)
+DEFAULT_AGENT_NAME: Final = "Agent Media"
+
 # Search sources: Torznab indexers (Jackett, Prowlarr…) as config subentries next to Knaben.
 SUBENTRY_INDEXER: Final = "indexer"
 CONF_INDEXER_URL: Final = "url"

@@ -18,6 +18,7 @@ class TellWhenReady(AgentMediaTool):
     """Tell the person when a title is ready to watch."""
 
     name = "tell_when_ready"
+    title = "Tell me when it is ready"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=True)
     description = 'Tell the user when a title is ready; no title: "me too".'
     parameters = vol.Schema({vol.Optional("title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT))})
@@ -34,6 +35,7 @@ class PlayMedia(AgentMediaTool):
     """Play a title of the library on a media player."""
 
     name = "play_media"
+    title = "Play a film or episode"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=False)
     description = "Play a downloaded title on a media player; no title: the latest."
     parameters = vol.Schema(

@@ -106,6 +106,7 @@ class AgentMediaTool(llm.Tool):
     """A tool of the agent; also usable by other Home Assistant agents through an `llm.API`."""
 
     name: str
+    title: str  # shown by Home Assistant's tool lists and MCP clients (HA ≥ 2026.10 reads it)
     description: str
     parameters: vol.Schema
     integration = DOMAIN  # read by HA ≥ 2026.10; ignored before

@@ -92,6 +92,7 @@ class FindMediaImdbId(AgentMediaTool):
     """TMDB: identify a film or show."""
 
     name = "find_media_imdb_id"
+    title = "Identify a film or show"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
     description = "Look a film or show up on TMDB."
     parameters = vol.Schema(MEDIA_FIELDS)
@@ -108,6 +109,7 @@ class FindTorrents(AgentMediaTool):
     """Search releases, rank them, number them and remember them."""
 
     name = "find_torrents"
+    title = "Search releases"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
     description = "Search torrents; numbered best first."
     parameters = vol.Schema(
@@ -137,6 +139,7 @@ class GetTorrentByIndex(AgentMediaTool):
     """A result of the last search, by its number."""
 
     name = "get_torrent_by_index"
+    title = "Show a search result"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
     description = "Details of a result of the last search."
     parameters = _INDEX_SCHEMA
@@ -160,6 +163,7 @@ class AddTorrentByIndex(AgentMediaTool):
     """Add a result of the last search (or an option of the pending question) to qBittorrent."""
 
     name = "add_torrent_by_index"
+    title = "Download a search result"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
     description = "Download a result of the last search or pending question."
     permission = Permission.ADD
@@ -181,6 +185,7 @@ class DownloadMedia(AgentMediaTool):
     """One call: identify, search, rank and add the best release, or ask when the choice is unclear."""
 
     name = "download_media"
+    title = "Download a film or show"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
     description = (
         "Download a film or show: adds the best, or decision 'ask' with options. wait: once out/aired"
@@ -264,6 +269,7 @@ class SetPreference(AgentMediaTool):
     """Remember the household's lasting release preferences."""
 
     name = "set_preference"
+    title = "Set a release preference"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
     description = "Save a lasting taste the user stated, for every download; 'any' removes one."
     parameters = vol.Schema(
@@ -299,6 +305,7 @@ class SetPathForFolder(AgentMediaTool):
     """Configure a folder (download, movie, tv_show, ...)."""
 
     name = "set_path_for_folder"
+    title = "Set a folder"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
     description = "Set a folder's absolute path."
     parameters = vol.Schema(
@@ -328,6 +335,7 @@ class ListFolder(AgentMediaTool):
     """List a configured folder (or a folder inside it)."""
 
     name = "list_folder"
+    title = "List a folder"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
     description = "List a configured folder, or a sub-folder of it."
     parameters = vol.Schema(
@@ -350,6 +358,7 @@ class ListWanted(AgentMediaTool):
     """The wanted titles and the followed shows."""
 
     name = "list_wanted"
+    title = "List wanted titles"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
     description = "Titles waited for and shows followed."
     parameters = vol.Schema({})
@@ -367,6 +376,7 @@ class ForgetWanted(AgentMediaTool):
     """Stop waiting for a title, or stop following a show."""
 
     name = "forget_wanted"
+    title = "Forget a wanted title"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
     description = "Stop waiting for a title or following a show."
     permission = Permission.ADD
@@ -436,14 +446,19 @@ class ToolRegistry:
         self.tools: dict[str, AgentMediaTool] = {cls.name: cls(entry) for cls in TOOL_CLASSES}
         self._specs: dict[str, dict[str, Any]] = {}
 
-    def specs(self) -> list[dict[str, Any]]:
-        """Return every tool in the Chat Completions `tools` format (each converted once).
+    def specs(self, limited_to: frozenset[Permission] | None = None) -> list[dict[str, Any]]:
+        """Return every tool an agent may use in the Chat Completions `tools` format (each converted once).
 
         Always the same set, in the same order, so the request starts the same way all conversation (a prompt
         cache reuses it): a tool that cannot act yet (a pick with no search, a folder listing with no folder)
-        answers so in words.
+        answers so in words. An agent's profile (`limited_to`) leaves out what it may not do; a call to a tool
+        left out still runs (`async_run` knows every tool) and meets the policy.
         """
-        return [self._spec(tool) for tool in self.tools.values()]
+        return [self._spec(tool) for tool in self.usable(limited_to)]
+
+    def usable(self, limited_to: frozenset[Permission] | None = None) -> list[AgentMediaTool]:
+        """Return the tools an agent's profile allows (`limited_to`; None: every tool), in their order."""
+        return [tool for tool in self.tools.values() if limited_to is None or tool.permission in limited_to]
 
     def _spec(self, tool: AgentMediaTool) -> dict[str, Any]:
         if (spec := self._specs.get(tool.name)) is None:
