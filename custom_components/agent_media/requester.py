@@ -31,6 +31,7 @@ class Permission(StrEnum):
     """What an operation needs (see docs/security.md for the table)."""
 
     READ = "read"  # search, identify, list downloads and folders
+    OWN_PREFERENCES = "own_preferences"  # a person's own release preferences, over the household's
     ADD = "add"  # add a download, pause / resume / remove our own without deleting files
     CHANGE_SETTINGS = "change_settings"  # folders, preferences
     DELETE_FILES = "delete_files"
@@ -39,7 +40,7 @@ class Permission(StrEnum):
 
 
 # Permissions anyone has; the rest need an administrator, a context without a user, or the entry's option.
-OPEN_PERMISSIONS: Final = frozenset({Permission.READ, Permission.ADD})
+OPEN_PERMISSIONS: Final = frozenset({Permission.READ, Permission.OWN_PREFERENCES, Permission.ADD})
 SYSTEM_KEY: Final = "system"
 
 

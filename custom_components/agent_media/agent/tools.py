@@ -282,7 +282,7 @@ class SetPreference(AgentMediaTool):
             vol.Optional("languages", description="Audio, e.g. 'fr, en'"): vol.All(str, vol.Length(max=100)),
         }
     )
-    permission = Permission.READ  # a person's own; the operation asks more for the household's
+    permission = Permission.OWN_PREFERENCES  # the operation asks more for the household's
     needs_grounding = True
 
     def grounded(self, args: dict[str, Any], user_text: str) -> bool:

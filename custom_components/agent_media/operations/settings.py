@@ -130,7 +130,7 @@ class Settings(OperationsPart):
         household's (the settings permission).
         """
         personal = requester.kind is RequesterKind.USER
-        self.require(requester, Permission.READ if personal else Permission.CHANGE_SETTINGS)
+        self.require(requester, Permission.OWN_PREFERENCES if personal else Permission.CHANGE_SETTINGS)
         changes = _preference_changes(resolution, codec, max_size_gb, languages)
         household = self.memory.household
         try:
