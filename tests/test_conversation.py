@@ -152,7 +152,7 @@ async def test_flow_1_search_then_pick(
     assert second.conversation_id != result.conversation_id
     assert speech(second) == "Downloading the second one."
     # The prompt showed the numbered results.
-    assert f'{{"n":2,"release":"{stored[1]["title"]}"' in turn_context(llm_server.requests[2])
+    assert f'[2,"{stored[1]["title"]}"' in turn_context(llm_server.requests[2])  # row 2 of the last search
 
     added = tool_results(llm_server.requests[3])[0]
     assert added["status"] == "ok"
