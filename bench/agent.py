@@ -299,7 +299,7 @@ REALISTIC_ANSWER = (
 
 
 async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
-    """System prompt + tools after 0, 10, 199 and 200 realistic turns of one conversation, with 50 stored results.
+    """System prompt + tools after 0, 10, 199 and 200 realistic turns of one conversation, 50 stored results.
 
     In DeepSeek's and Qwen's tokens: the system prompt and the tool schemas (as JSON); the whole request as
     Qwen's chat template renders it (`local_model.render`: the template's own markup included).

@@ -97,8 +97,8 @@ _JSON_START: Final = ("{", "`")
 MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 # Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
 MAX_ANSWER_FORMS: Final = 200
-# A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the tools
-# and the turn's first message leave (besides the `max_history_messages` option).
+# A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
+# tools and the turn's first message leave (besides the `max_history_messages` option).
 REQUEST_TOKENS: Final = 1_300
 
 
