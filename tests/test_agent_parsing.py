@@ -10,7 +10,7 @@ from openai.types.chat.chat_completion_chunk import (
 import pytest
 
 from custom_components.agent_media.agent.agent import ReplyParser, parse_json_action
-from custom_components.agent_media.agent.tools import INVALID_JSON_ARGUMENTS, normalize_tool_name
+from custom_components.agent_media.agent.tool_base import INVALID_JSON_ARGUMENTS, normalize_tool_name
 
 
 def _call(

@@ -76,6 +76,30 @@ async def test_wrong_password_is_invalid_auth(hass: HomeAssistant, qbittorrent: 
     await qbt.async_close()
 
 
+async def test_an_api_key_logs_in_without_a_password(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance
+) -> None:
+    """qBittorrent 5.2+: a Bearer key, no login, no session; a wrong key is refused, never a ban."""
+    if qbittorrent.version < (5, 2):
+        pytest.skip(f"qBittorrent {qbittorrent.version} has no API keys (5.2+)")
+    api_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
+    qbt = QBittorrentClient(qbittorrent.url, "", "", api_key=api_key)
+    version = await qbt.async_login()
+    assert tuple(int(part) for part in version[1:].split(".")[:3]) == qbittorrent.version
+    torrent = make_local_torrent(qbittorrent.downloads_dir, "Sintel.2010.mkv", size=32 * 1024)
+    added = await qbt.async_add_torrent_file(torrent.torrent_bytes, save_path=str(qbittorrent.downloads_dir))
+    assert [item["hash"] for item in await qbt.async_torrents([added.info_hash])] == [torrent.info_hash]
+    await qbt.async_close()
+
+    for _attempt in range(3):  # refused each time as a wrong key, never as a ban
+        wrong = QBittorrentClient(qbittorrent.url, "", "", api_key="qbt_" + "x" * 28)
+        with pytest.raises(InvalidAuthError) as caught:
+            await wrong.async_login()
+        assert not isinstance(caught.value, BannedError)
+        assert "qbt_xxx" not in str(caught.value)
+    assert await QBittorrentClient(qbittorrent.url, "", "", api_key=api_key).async_login() == version
+
+
 async def test_calls_without_valid_login_are_invalid_auth(
     hass: HomeAssistant, qbittorrent: QBittorrentInstance
 ) -> None:

@@ -13,6 +13,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media import config_flow
+from custom_components.agent_media.agent_flow import ConversationAgentFlow
 from custom_components.agent_media.config_flow import AgentMediaConfigFlow, TorznabIndexerFlow
 from custom_components.agent_media.const import (
     CONF_INDEXER_API_KEY,
@@ -23,6 +24,7 @@ from custom_components.agent_media.const import (
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
     CONF_LOCAL_SENTENCES,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -33,6 +35,7 @@ from custom_components.agent_media.const import (
     DOMAIN,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
+    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
 )
 from homeassistant import config_entries
@@ -222,6 +225,68 @@ async def test_qbittorrent_wrong_password_then_recovers(
     assert result["errors"] == {CONF_QBITTORRENT_PASSWORD: "invalid_auth"}
     result = await hass.config_entries.flow.async_configure(flow_id, qbittorrent_input(qbittorrent))
     assert result["step_id"] == "tmdb"
+
+
+async def test_qbittorrent_needs_a_password_or_an_api_key_not_both(
+    hass: HomeAssistant, llm_server: Any, qbittorrent: Any
+) -> None:
+    flow_id = await _at_qbittorrent_step(hass, llm_server)
+    for login in ({CONF_QBITTORRENT_PASSWORD: ""}, {CONF_QBITTORRENT_API_KEY: "qbt_" + "k" * 28}):
+        result = await hass.config_entries.flow.async_configure(
+            flow_id, qbittorrent_input(qbittorrent, **login)
+        )
+        assert result["errors"] == {"base": "password_or_api_key"}
+    result = await hass.config_entries.flow.async_configure(flow_id, qbittorrent_input(qbittorrent))
+    assert result["step_id"] == "tmdb"
+
+
+async def _start_reauth(hass: HomeAssistant, entry: config_entries.ConfigEntry) -> Any:
+    return await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_REAUTH, "entry_id": entry.entry_id}, data=entry.data
+    )
+
+
+async def test_an_api_key_instead_of_the_password(
+    hass: HomeAssistant, llm_server: Any, qbittorrent: Any, tmdb_server: Any, knaben_server: Any
+) -> None:
+    """qBittorrent 5.2+: set up with an API key, then reauth with a new one; a wrong key is not a ban."""
+    if qbittorrent.version < (5, 2):
+        pytest.skip(f"qBittorrent {qbittorrent.version} has no API keys (5.2+)")
+    api_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
+    flow_id = await _at_qbittorrent_step(hass, llm_server)
+    key_login = {CONF_QBITTORRENT_PASSWORD: ""}
+    result = await hass.config_entries.flow.async_configure(
+        flow_id, qbittorrent_input(qbittorrent, **key_login, **{CONF_QBITTORRENT_API_KEY: "qbt_wrong"})
+    )
+    assert result["errors"] == {CONF_QBITTORRENT_API_KEY: "invalid_auth"}
+    result = await hass.config_entries.flow.async_configure(
+        flow_id, qbittorrent_input(qbittorrent, **key_login, **{CONF_QBITTORRENT_API_KEY: api_key})
+    )
+    assert result["step_id"] == "tmdb"
+    result = await hass.config_entries.flow.async_configure(flow_id, tmdb_input(tmdb_server, knaben_server))
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    entry = result["result"]
+    assert entry.data[CONF_QBITTORRENT_API_KEY] == api_key
+    assert entry.data[CONF_QBITTORRENT_PASSWORD] == ""
+    await hass.async_block_till_done()
+    assert entry.state is ConfigEntryState.LOADED
+
+    # The key is rotated in qBittorrent: reauth takes the new one (or a password, which drops the key).
+    new_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
+    result = await _start_reauth(hass, entry)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_QBITTORRENT_API_KEY: new_key}
+    )
+    assert result["reason"] == "reauth_successful"
+    assert entry.data[CONF_QBITTORRENT_API_KEY] == new_key
+    result = await _start_reauth(hass, entry)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        {CONF_QBITTORRENT_PASSWORD: qbittorrent.password},
+    )
+    assert result["reason"] == "reauth_successful"
+    assert CONF_QBITTORRENT_API_KEY not in entry.data
+    await finish_reload(hass, entry)
 
 
 async def test_qbittorrent_wrong_port_then_recovers(
@@ -462,7 +527,10 @@ async def test_reauth_of_an_entry_without_a_model_asks_only_for_qbittorrent(
     entry = MockConfigEntry(domain=DOMAIN, data=data)
     entry.add_to_hass(hass)
     result = await entry.start_reauth_flow(hass)
-    assert [str(key) for key in result["data_schema"].schema] == [CONF_QBITTORRENT_PASSWORD]
+    assert [str(key) for key in result["data_schema"].schema] == [
+        CONF_QBITTORRENT_PASSWORD,
+        CONF_QBITTORRENT_API_KEY,
+    ]
     result = await hass.config_entries.flow.async_configure(
         result["flow_id"], {CONF_QBITTORRENT_PASSWORD: qbittorrent.password}
     )
@@ -496,7 +564,7 @@ OPTION_FIELDS = {
         CONF_LOCAL_SENTENCES,
     },
     "releases": {"preferred_resolution", "preferred_codec", "max_size_gb", "preferred_languages"},
-    "downloads": {"scan_interval", "stalled_timeout", "organize_library"},
+    "downloads": {"scan_interval", "stalled_timeout", "organize_library", "library_refresh"},
     "household": {"allow_non_admin_settings", "announce_completions", "announce_target"},
     "services": {CONF_TMDB_URL, CONF_KNABEN_URL},
 }
@@ -745,7 +813,8 @@ async def _configure_indexer(hass: HomeAssistant, flow_id: str, user_input: dict
 
 def test_indexers_are_a_subentry_type(bare_entry: MockConfigEntry) -> None:
     assert AgentMediaConfigFlow.async_get_supported_subentry_types(bare_entry) == {
-        SUBENTRY_INDEXER: TorznabIndexerFlow
+        SUBENTRY_CONVERSATION: ConversationAgentFlow,
+        SUBENTRY_INDEXER: TorznabIndexerFlow,
     }
 
 
@@ -912,4 +981,5 @@ async def test_adding_an_indexer_reloads_a_loaded_entry(
     await hass.async_block_till_done()
     assert setup_integration.state is config_entries.ConfigEntryState.LOADED
     assert setup_integration.runtime_data is not before  # set up again, with the indexer
-    assert len(setup_integration.subentries) == 1
+    subentries = setup_integration.subentries.values()
+    assert [sub.subentry_type for sub in subentries].count(SUBENTRY_INDEXER) == 1

@@ -22,10 +22,12 @@ from custom_components.agent_media.const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     DOMAIN,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
+    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
 )
 from homeassistant.config_entries import ConfigEntryState
@@ -160,7 +162,9 @@ async def test_every_form_of_every_kind_of_entry(
     form = await walker.show(FLOWS, flow["flow_id"])
     assert form["step_id"] == "reauth_confirm"
     assert_form(form, CONFIG_TEXTS)
-    asked = {CONF_QBITTORRENT_PASSWORD} | (set() if model is None else {CONF_LLM_API_KEY})
+    asked = {CONF_QBITTORRENT_PASSWORD, CONF_QBITTORRENT_API_KEY} | (
+        set() if model is None else {CONF_LLM_API_KEY}
+    )
     assert {field["name"] for field in form["data_schema"]} == asked
     result = await walker.submit(FLOWS, form, qbittorrent_password=qbittorrent.password)
     assert_aborted(result, "reauth_successful")
@@ -177,6 +181,8 @@ async def test_every_form_of_every_kind_of_entry(
     await entry_loaded(entry)
 
     await walk_indexer_forms(hass, walker, entry, torznab_server)
+    await entry_loaded(entry)
+    await walk_agent_forms(hass, walker, entry)
     await entry_loaded(entry)
     assert dict(entry.data) == data
     assert (set(entry.data) & LLM_KEYS) == (set() if model is None else LLM_KEYS)
@@ -243,7 +249,7 @@ async def walk_indexer_forms(
     )
     assert result["type"] == "create_entry", result
     await hass.async_block_till_done()
-    (subentry,) = entry.subentries.values()
+    (subentry,) = (sub for sub in entry.subentries.values() if sub.subentry_type == SUBENTRY_INDEXER)
     form = await walker.start(
         SUBENTRY_FLOWS,
         {"handler": [entry.entry_id, SUBENTRY_INDEXER], "subentry_id": subentry.subentry_id},
@@ -252,6 +258,27 @@ async def walk_indexer_forms(
     assert_form(form, texts)
     assert_aborted(await walker.submit(SUBENTRY_FLOWS, form), "reconfigure_successful")
     assert entry.subentries[subentry.subentry_id].data == subentry.data
+
+
+async def walk_agent_forms(hass: HomeAssistant, walker: FormWalker, entry: ConfigEntry) -> None:
+    """A second conversation agent, added, then changed with its form sent back as shown."""
+    texts = STRINGS["config_subentries"][SUBENTRY_CONVERSATION]
+    form = await walker.start(SUBENTRY_FLOWS, {"handler": [entry.entry_id, SUBENTRY_CONVERSATION]})
+    assert_form(form, texts)
+    result = await walker.submit(SUBENTRY_FLOWS, form, name="Children", profile="search_only", language="fr")
+    assert result["type"] == "create_entry", result
+    await hass.async_block_till_done()
+    subentries = entry.subentries.values()
+    agents = {sub.title: sub for sub in subentries if sub.subentry_type == SUBENTRY_CONVERSATION}
+    assert set(agents) == {entry.title, "Children"}  # the entry's first agent, and this one
+    form = await walker.start(
+        SUBENTRY_FLOWS,
+        {"handler": [entry.entry_id, SUBENTRY_CONVERSATION], "subentry_id": agents["Children"].subentry_id},
+    )
+    assert form["step_id"] == "reconfigure"
+    assert_form(form, texts)
+    assert_aborted(await walker.submit(SUBENTRY_FLOWS, form), "reconfigure_successful")
+    assert entry.subentries[agents["Children"].subentry_id].data == agents["Children"].data
 
 
 def assert_aborted(result: dict[str, Any], reason: str) -> None:

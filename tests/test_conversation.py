@@ -16,7 +16,7 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.agent.agent import clip_history
 from custom_components.agent_media.agent.prompt import build_system_prompt, estimate_tokens
-from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED
+from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED, SUBENTRY_CONVERSATION
 from homeassistant.components import conversation
 from homeassistant.core import Context
 from homeassistant.helpers import chat_session, entity_registry as er, intent
@@ -44,8 +44,9 @@ pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependenc
 
 
 def agent_id(hass: HomeAssistant, entry: MockConfigEntry) -> str:
-    """Return the entity id of the entry's conversation agent."""
-    entity_id = er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
+    """Return the entity id of the entry's first conversation agent (the one an entry migrates to)."""
+    first = next(sub for sub in entry.subentries.values() if sub.subentry_type == SUBENTRY_CONVERSATION)
+    entity_id = er.async_get(hass).async_get_entity_id("conversation", DOMAIN, first.subentry_id)
     assert entity_id is not None
     return entity_id
 

@@ -12,7 +12,14 @@ from typing import Any
 import pytest
 
 from custom_components.agent_media.news import completion_payload
-from custom_components.agent_media.torrents import DownloadState, TorrentTracker, download_state, is_complete
+from custom_components.agent_media.torrents import (
+    DownloadState,
+    TorrentTracker,
+    download_state,
+    is_complete,
+    unfinishable,
+    unfinishable_wait,
+)
 
 HASH_A = "0123456789abcdef0123456789abcdef01234567"
 HASH_B = "89abcdef0123456789abcdef0123456789abcdef"
@@ -65,7 +72,7 @@ def test_deltas_merge_into_the_snapshot() -> None:
     tracker = TorrentTracker()
     assert tracker.apply(snapshot(1, {HASH_A: torrent(), HASH_B: seeding(name="Nosferatu.1922.mkv")})) == []
     assert tracker.rid == 1
-    assert "num_seeds" not in tracker.torrents[HASH_A]  # fields we do not use are not kept
+    assert "tracker" not in tracker.torrents[HASH_A]  # fields we do not use are not kept
 
     tracker.apply({"rid": 2, "torrents": {HASH_A: {"progress": 0.5, "dlspeed": 4096}}})
     assert tracker.rid == 2
@@ -351,6 +358,45 @@ def test_no_progress_clock_and_stuck_torrents() -> None:
     tracker.apply({"rid": 5, "torrents": {HASH_B: {"state": "pausedDL"}, HASH_A: seeding()}}, now=171.0)
     assert tracker.stuck(0, now=500.0) == set()
     assert HASH_A not in tracker.progressed_at
+
+
+# What qBittorrent says of a torrent with its file list and no data: 4.x says "never seen complete" with 0,
+# 5.x with -1; a slow one has a seed, or peers that together hold a whole copy, or was seen complete.
+NOBODY_HAS_IT_4 = {"seen_complete": 0, "availability": 0, "num_seeds": 0, "num_complete": 0}
+NOBODY_HAS_IT_5 = {"seen_complete": -1, "availability": 0.4, "num_seeds": 0, "num_complete": 0}
+
+
+@pytest.mark.parametrize(
+    ("swarm", "dead"),
+    [
+        (NOBODY_HAS_IT_4, True),
+        (NOBODY_HAS_IT_5, True),
+        ({**NOBODY_HAS_IT_5, "seen_complete": 1_700_000_000, "has_tracker_error": True}, True),
+        ({**NOBODY_HAS_IT_5, "seen_complete": 1_700_000_000}, False),  # someone had it: maybe back later
+        ({**NOBODY_HAS_IT_4, "num_seeds": 1}, False),
+        ({**NOBODY_HAS_IT_4, "num_complete": 3}, False),  # the tracker knows seeds
+        ({**NOBODY_HAS_IT_5, "availability": 1.2}, False),  # the peers together hold a whole copy
+    ],
+)
+def test_a_torrent_nobody_can_finish(swarm: dict[str, Any], dead: bool) -> None:
+    assert unfinishable(torrent(**swarm)) is dead
+    magnet = torrent(state="metaDL", progress=0, amount_left=0, size=0, total_size=-1, **swarm)
+    assert not unfinishable(magnet)  # without its file list nothing is known of it
+
+
+def test_a_torrent_nobody_can_finish_is_replaced_sooner_than_a_slow_one() -> None:
+    """A quarter of the stalled timeout, at least 5 minutes, never longer than the timeout."""
+    assert (unfinishable_wait(1800), unfinishable_wait(7200), unfinishable_wait(600)) == (450, 1800, 300)
+    assert unfinishable_wait(60) == 60
+    tracker = TorrentTracker()
+    slow = {**NOBODY_HAS_IT_5, "availability": 1.5}
+    tracker.apply(snapshot(1, {HASH_A: torrent(**NOBODY_HAS_IT_5), HASH_B: torrent(**slow)}), now=0.0)
+    assert tracker.stuck(1800, now=449.0) == set()
+    assert tracker.stuck(1800, now=450.0) == {HASH_A}
+    assert tracker.stuck(1800, now=1800.0) == {HASH_A, HASH_B}
+    # Once a seed shows up it is only slow again.
+    tracker.apply({"rid": 2, "torrents": {HASH_A: {"num_seeds": 1}}}, now=460.0)
+    assert tracker.stuck(1800, now=500.0) == set()
 
 
 @pytest.mark.parametrize(

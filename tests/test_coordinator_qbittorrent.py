@@ -125,6 +125,7 @@ async def test_download_completes_once_with_payload(
         "content_path": str(save_path / "Sintel.2010.mkv"),
         "size": 256 * 1024,
         "category": "films",
+        "subscribers": [],  # nobody asked to be told
     }
     assert len(fires) == 1
     assert fires[0]["event_type"] == "completed"
@@ -193,6 +194,7 @@ async def test_agent_download_completes_with_media(
         "year": 2008,
         "imdb_id": "tt1254207",
         "media_type": "movie",
+        "subscribers": [],
     }
     assert [fire["event_type"] for fire in fires] == ["added", "completed"]
     assert entry.runtime_data.memory.downloads.records() == {}

@@ -207,7 +207,8 @@ async def test_the_first_ten_minutes(
         (assistant,) = pipelines["items"]
         assert pipelines["preferred_item"] == assistant["id"]
         agent = assistant["conversation_engine"]
-        assert agent == er.async_get(hass).async_get_entity_id("conversation", DOMAIN, entry.entry_id)
+        (first,) = entry.subentries  # the agent the demo's entry (written as version 1.1) migrates to
+        assert agent == er.async_get(hass).async_get_entity_id("conversation", DOMAIN, first)
         assert not assistant["prefer_local_intents"]
 
         client = await hass_ws_client(hass)

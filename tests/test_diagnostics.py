@@ -9,6 +9,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import get_dia
 
 from custom_components.agent_media.const import (
     CONF_LLM_API_KEY,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_USERNAME,
     CONF_TMDB_API_KEY,
@@ -77,11 +78,19 @@ async def test_diagnostics_of_an_unloaded_entry(
     assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
 
+    # An entry that logs in with qBittorrent 5.2's API key instead of the password.
+    api_key = "qbt_" + "s3cr3t" * 5
+    hass.config_entries.async_update_entry(
+        entry, data={**entry.data, CONF_QBITTORRENT_PASSWORD: "", CONF_QBITTORRENT_API_KEY: api_key}
+    )
+
     diagnostics = await get_diagnostics_for_config_entry(hass, hass_client, entry)
 
     assert diagnostics["entry"]["state"] == "not_loaded"
     assert "memory" not in diagnostics
     assert "127.0.0.1" not in json.dumps(diagnostics)
+    assert api_key not in json.dumps(diagnostics)
+    assert diagnostics["entry"]["data"][CONF_QBITTORRENT_API_KEY] == REDACTED
 
 
 def test_redact_url() -> None:

@@ -20,6 +20,7 @@ from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_COMPLETED,
     EVENT_DOWNLOAD_FAILED,
     EVENT_DOWNLOAD_REPLACED,
+    EVENT_DOWNLOAD_STOPPED,
 )
 from custom_components.agent_media.memory import title_key
 
@@ -33,7 +34,8 @@ from .helpers import (
     wait_until,
 )
 from .rig.knaben_server import _hit, synthetic_hash
-from .rig.qbittorrent import SETUPS
+from .rig.qbittorrent import SETUPS, free_port
+from .rig.torrents import make_release_torrent
 from .test_conversation import speech
 from .test_downloads_on_time import busy_poll
 from .test_household import SATELLITE, ask
@@ -213,3 +215,49 @@ async def test_search_services_down_keeps_the_dead_download_for_later(
     assert dead["hash"] in await torrents_in_qbittorrent(hass, qbittorrent)
     assert entry.runtime_data.memory.downloads.get(dead["hash"]) is not None
     assert entry.runtime_data.memory.journal.unread_events() == []
+
+
+async def test_a_dead_download_from_a_private_tracker_is_stopped_never_deleted(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    knaben_server: KnabenServer,
+    entry: MockConfigEntry,
+) -> None:
+    """Its tracker (on loopback, closed) fails and no peer has it: stopped and told, not replaced."""
+    stopped = async_capture_events(hass, EVENT_DOWNLOAD_STOPPED)
+    replaced = async_capture_events(hass, EVENT_DOWNLOAD_REPLACED)
+    failed = async_capture_events(hass, EVENT_DOWNLOAD_FAILED)
+    knaben_server.set_hits([])  # were it replaced, nothing would be found: the title would go wanted
+    private = make_release_torrent(
+        "Sintel.2010.1080p.BluRay.x264-PRIVGRP",
+        2_000_000_000,
+        announce=f"http://127.0.0.1:{free_port()}/announce/0123456789abcdef",
+    )
+    await async_add_download(
+        hass,
+        entry,
+        torrent_file=private.torrent_bytes,
+        media=SINTEL,
+        save_path=str(qbittorrent.downloads_dir),
+    )
+
+    await let_it_stall(hass, entry, lambda: stopped)
+
+    assert stopped[0].data["hash"] == private.info_hash
+    assert stopped[0].data["reason"] in ("unfinishable", "no_progress")
+    assert stopped[0].data["title"] == "Sintel"
+    torrent = (await torrents_in_qbittorrent(hass, qbittorrent))[private.info_hash]
+    assert torrent["state"] in ("pausedDL", "stoppedDL")
+    record = entry.runtime_data.memory.downloads.get(private.info_hash)
+    assert record is not None
+    assert record["stopped_private"] is True
+    assert "replacement" not in record
+    news = [event["type"] for event in entry.runtime_data.memory.journal.unread_events()]
+    assert "download_stopped_private" in news
+    # More polls change nothing: never replaced, never deleted, told once.
+    for _poll in range(3):
+        await entry.runtime_data.coordinator.async_refresh()
+    await hass.async_block_till_done()
+    assert private.info_hash in await torrents_in_qbittorrent(hass, qbittorrent)
+    assert (len(stopped), replaced, failed) == (1, [], [])
+    assert entry.runtime_data.memory.wanted.titles() == {}

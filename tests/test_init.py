@@ -8,7 +8,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.compat import async_get_entry_device
-from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, DOMAIN
+from custom_components.agent_media.const import CONF_QBITTORRENT_PASSWORD, DOMAIN, SUBENTRY_CONVERSATION
 from homeassistant.config_entries import SOURCE_REAUTH, ConfigEntryState
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.setup import async_set_domains_to_be_loaded, async_setup_component
@@ -101,4 +101,10 @@ async def test_devices_describe_the_service_and_its_model(
     assert device is not None
     assert device.entry_type is dr.DeviceEntryType.SERVICE
     assert device.name == entry.title
-    assert device.model == entry.data["llm_model"]  # set by the agent, kept although the sensors omit it
+    # The agent has a device of its own, with its model, under the service's.
+    (agent,) = (sub for sub in entry.subentries.values() if sub.subentry_type == SUBENTRY_CONVERSATION)
+    agent_device = async_get_entry_device(dr.async_get(hass), (DOMAIN, agent.subentry_id), entry.entry_id)
+    assert agent_device is not None
+    assert agent_device.name == entry.title
+    assert agent_device.model == entry.data["llm_model"]
+    assert agent_device.via_device_id == device.id

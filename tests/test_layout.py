@@ -30,6 +30,7 @@ ABOVE_OPERATIONS = (
     "conversation",
     "http",
     "llm_api",
+    "llm",
     "agent",
     "sensor",
     "event",

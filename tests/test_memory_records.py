@@ -59,9 +59,11 @@ def test_every_stored_record_has_a_schema() -> None:
         "FollowedShow",
         "BlockedRelease",
         "Household",
+        "Subscription",
+        "Subscriber",
     }
     # The sections themselves are checked entry by entry when loading (a damaged entry is dropped alone).
-    sections = {"StoredMemory", "Household", "Downloads", "Journal", "Wanted"}
+    sections = {"StoredMemory", "Household", "Downloads", "Journal", "Wanted", "Subscriptions"}
     for record in records:
         if record.__name__ not in sections:
             assert isinstance(schema_of(record), vol.Schema), record

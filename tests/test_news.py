@@ -9,6 +9,7 @@ from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_COMPLETED,
     EVENT_DOWNLOAD_FAILED,
     EVENT_DOWNLOAD_REPLACED,
+    EVENT_DOWNLOAD_STOPPED,
 )
 from custom_components.agent_media.memory import AgentMediaMemory
 from custom_components.agent_media.news import NEWS, NewsKind
@@ -20,8 +21,13 @@ if TYPE_CHECKING:
 LANGUAGES = {"en", "fr", "de", "es"}
 # The kinds with no bus event of their own, by design (docs/architecture.md): a refused add is no download,
 # and a wanted title that was added is told to automations by agent_media_download_added.
-WITHOUT_BUS_EVENT = {NewsKind.REFUSED, NewsKind.WANTED_ADDED}
-PUBLIC_EVENTS = {EVENT_DOWNLOAD_COMPLETED, EVENT_DOWNLOAD_REPLACED, EVENT_DOWNLOAD_FAILED}
+WITHOUT_BUS_EVENT = {NewsKind.REFUSED, NewsKind.REFUSED_FAKE, NewsKind.WANTED_ADDED}
+PUBLIC_EVENTS = {
+    EVENT_DOWNLOAD_COMPLETED,
+    EVENT_DOWNLOAD_REPLACED,
+    EVENT_DOWNLOAD_FAILED,
+    EVENT_DOWNLOAD_STOPPED,
+}
 
 
 def test_every_kind_has_its_prompt_text_sentence_and_event() -> None:
@@ -33,11 +39,7 @@ def test_every_kind_has_its_prompt_text_sentence_and_event() -> None:
         if kind in WITHOUT_BUS_EVENT:
             assert telling.bus_event is None, kind
         else:
-            assert telling.bus_event in {
-                EVENT_DOWNLOAD_COMPLETED,
-                EVENT_DOWNLOAD_REPLACED,
-                EVENT_DOWNLOAD_FAILED,
-            }
+            assert telling.bus_event in PUBLIC_EVENTS
     bus_events = [telling.bus_event for telling in NEWS.values() if telling.bus_event is not None]
     assert len(bus_events) == len(set(bus_events))  # one kind per bus event
 
@@ -54,11 +56,10 @@ async def test_every_kind_is_said_in_every_language(hass: HomeAssistant) -> None
 
 
 async def test_the_model_is_told_each_kind_in_words(hass: HomeAssistant) -> None:
-    memory = AgentMediaMemory(hass, "news_entry")
-    await memory.async_load()
-    for kind in NewsKind:
+    for kind, telling in NEWS.items():  # one at a time: the view shows a few news items, then "and N more"
+        memory = AgentMediaMemory(hass, f"news_{kind.value}")
+        await memory.async_load()
         memory.journal.add_event(kind.value, {"name": f"Pioneer.One.{kind.value}", "title": "Pioneer One"})
-    text = build_memory_view(memory, "system", None, "en").text
-    for kind, telling in NEWS.items():
+        text = build_memory_view(memory, "system", None, "en").text
         assert telling.prompt_text in text, kind
         assert f'"{kind.value}"' not in text, kind  # never the raw journal type (it was, for wanted_added)

@@ -296,11 +296,13 @@ async def test_preferences_set_in_conversation_change_the_pick(
     await converse(hass, entry, said, user=hass_admin_user)
     stored = result_of(llm_server, 1)
     assert stored["status"] == "ok"
-    assert entry.runtime_data.memory.household.preferences()
+    # A person's preferences are their own (issue 23): the household's stay as they were.
+    assert entry.runtime_data.memory.household.person_preferences(f"user:{hass_admin_user.id}")
+    assert entry.runtime_data.memory.household.preferences() == {}
 
     queue_call(llm_server, "native", "download_media", {"media_title": "Sintel"})
     llm_server.queue_text("Sintel is downloading.")
-    await converse(hass, entry, "Download Sintel")
+    await converse(hass, entry, "Download Sintel", user=hass_admin_user)
     assert "Preferences the user set:" in turn_context(llm_server.requests[2])
     outcome = result_of(llm_server, 3)
     assert outcome["decision"] == "downloading"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
+from custom_components.agent_media.agent.tool_base import ToolContext
+from custom_components.agent_media.agent.tools import ToolRegistry
 from custom_components.agent_media.const import DOMAIN, SUBENTRY_INDEXER
 from custom_components.agent_media.requester import SYSTEM
 from homeassistant import config_entries

@@ -89,11 +89,13 @@ def without_access_token(data: Any, path: Any) -> Any:
 
 
 def run_independent(entry: MockConfigEntry) -> Callable[[Any, Any], Any]:
-    """A snapshot matcher: the entry's id (in unique ids) and the rig's loopback ports change every run."""
+    """A snapshot matcher: the entry's and its subentries' ids and the rig's ports change every run."""
 
     def stable(data: Any, path: Any) -> Any:
         if not isinstance(data, str):
             return data
+        for subentry in entry.subentries.values():
+            data = data.replace(subentry.subentry_id, f"<{subentry.subentry_type}_subentry_id>")
         return RIG_PORT.sub(":<port>", data.replace(entry.entry_id, "<entry_id>"))
 
     return stable

@@ -390,12 +390,16 @@ async def test_callers_without_the_persons_words_never_change_settings(
     entry = setup_integration
     if tool == "set_path_for_folder":
         args = {**args, "path_value": str(media / "downloads")}
-    ids = [api_id(entry.entry_id)]
-    if not compat.several_llm_apis_per_agent():
-        ids.append(combined_api_id(entry.entry_id))
-    for chosen in ids:
+    # HA ≥ 2026.8: the tools come with Assist, prefixed; before, as the entry's own API(s).
+    if compat.llm_tool_platform():
+        calls = [(llm.LLM_API_ASSIST, f"agent_media__{tool}")]
+    else:
+        calls = [(api_id(entry.entry_id), tool)]
+        if not compat.several_llm_apis_per_agent():
+            calls.append((combined_api_id(entry.entry_id), tool))
+    for chosen, name in calls:
         instance = await llm.async_get_api(hass, chosen, _mcp_context(hass_admin_user))
-        result = await instance.async_call_tool(llm.ToolInput(tool, args))
+        result = await instance.async_call_tool(llm.ToolInput(name, args))
         data: dict[str, Any] = getattr(result, "data", result)
         assert data["status"] == "error"
         assert data["error"] == "not_allowed"

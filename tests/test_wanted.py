@@ -343,7 +343,7 @@ async def test_followed_shows_are_searched_every_six_hours_whatever_is_missing(
     assert _searches(knaben_server) == {"Pioneer One": 10, "Flash Gordon": 10, "One Step Beyond": 10}
 
     # The twelfth episode is out now; the next check (6 hours after the first) starts at the eleventh.
-    episode_12 = make_local_torrent(qbittorrent.downloads_dir, "Pioneer.One.S01E12.1080p.WEB.x264-VODO")
+    episode_12 = make_local_torrent(qbittorrent.downloads_dir, "Pioneer.One.S01E12.1080p.WEB.x264-VODO.mkv")
     link = knaben_server.serve_torrent(episode_12.info_hash, episode_12.torrent_bytes)
     release = _hit(episode_12.name, label="pioneer s01e12", size=1_400_000_000, seeders=80, peers=3)
     knaben_server.set_hits(

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import Platform
 from homeassistant.exceptions import ConfigEntryAuthFailed, ConfigEntryError, ConfigEntryNotReady
-from homeassistant.helpers import config_validation as cv, issue_registry as ir
+from homeassistant.helpers import config_validation as cv, entity_registry as er, issue_registry as ir
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 
+from .agent_flow import default_agent
 from .clients.errors import CannotConnectError, InvalidAuthError
 from .clients.knaben import KnabenClient
 from .clients.llm import LLMClient
@@ -24,11 +27,13 @@ from .const import (
     CONF_INDEXER_TIMEOUT,
     CONF_INDEXER_URL,
     CONF_KNABEN_URL,
+    CONF_LIBRARY_REFRESH,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
     CONF_MAX_HISTORY_MESSAGES,
     CONF_ORGANIZE_LIBRARY,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -77,8 +82,9 @@ def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
     return QBittorrentClient(
         entry.data[CONF_QBITTORRENT_URL],
         entry.data[CONF_QBITTORRENT_USERNAME],
-        entry.data[CONF_QBITTORRENT_PASSWORD],
+        entry.data.get(CONF_QBITTORRENT_PASSWORD, ""),
         verify_ssl=entry.data.get(CONF_QBITTORRENT_VERIFY_SSL, True),
+        api_key=entry.data.get(CONF_QBITTORRENT_API_KEY),
     )
 
 
@@ -194,6 +200,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         organize_library=entry.options.get(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY),
         announce_completions=entry.options.get(CONF_ANNOUNCE_COMPLETIONS, DEFAULT_ANNOUNCE_COMPLETIONS),
         announce_target=entry.options.get(CONF_ANNOUNCE_TARGET) or None,
+        library_refresh=entry.options.get(CONF_LIBRARY_REFRESH) or None,
     )
     entry.runtime_data = AgentMediaData(
         llm=llm,
@@ -215,6 +222,32 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
     entry.async_on_unload(lifecycle.async_stop)
     entry.async_on_unload(entry.add_update_listener(_async_reload_on_update))
     return True  # HA 2025.4 requires a bool here
+
+
+async def async_migrate_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> bool:
+    """Migrate an entry from an earlier version; False for one from a newer version (not loaded).
+
+    1.1 → 1.2: the entry's single conversation agent becomes a subentry with no overrides (the entry's
+    model and prompt option still apply), and its entity moves to it, keeping its entity id.
+    """
+    if entry.version > 1:
+        return False
+    if entry.minor_version < 2:  # noqa: PLR2004 - the version being migrated from
+        new = default_agent(entry.title)
+        agent = ConfigSubentry(
+            data=MappingProxyType(dict(new["data"])),
+            subentry_type=new["subentry_type"],
+            title=new["title"],
+            unique_id=new["unique_id"],
+        )
+        hass.config_entries.async_add_subentry(entry, agent)
+        registry = er.async_get(hass)
+        if (entity_id := registry.async_get_entity_id("conversation", DOMAIN, entry.entry_id)) is not None:
+            registry.async_update_entity(
+                entity_id, new_unique_id=agent.subentry_id, config_subentry_id=agent.subentry_id
+            )
+        hass.config_entries.async_update_entry(entry, minor_version=2)
+    return True
 
 
 async def _async_reload_on_update(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:

@@ -13,9 +13,8 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import entity_registry as er
 
 from .const import LOGGER
-from .news import NEWS, NewsKind
+from .news import NewsKind, sentence_key
 from .sentences import async_load_sentences
-from .untrusted import MAX_TITLE, clip
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -38,8 +37,8 @@ async def async_announce(
 ) -> None:
     """Say a completed download on the satellite that asked for it, else on the notify entity `target`."""
     sentences = await async_load_sentences(hass)
-    what = payload.get("title") or payload.get("name") or "?"
-    message = sentences.response(language, NEWS[NewsKind.COMPLETED].sentence_key, name=clip(what, MAX_TITLE))
+    what = sentences.news_name(language, payload)
+    message = sentences.response(language, sentence_key(NewsKind.COMPLETED, payload), name=what)
     service: tuple[str, str, dict[str, Any]] | None = None
     if (
         requester_key

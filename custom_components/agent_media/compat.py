@@ -122,6 +122,27 @@ async def async_provide_llm_data(
         await chat_log.async_update_llm_data(domain, user_input, None, prompt)
 
 
+# The `llm` integration's `LLMTools` (HA ≥ 2026.8, with its tool platform), else None. Looked up once, as this
+# module is imported (outside the event loop): an import inside it is a blocking call Home Assistant reports.
+try:
+    _LLM_TOOLS: Any = getattr(importlib.import_module("homeassistant.components.llm"), "LLMTools", None)
+except ImportError:
+    _LLM_TOOLS = None
+
+
+def llm_tool_platform() -> bool:
+    """Return whether integrations offer tools to the Assist API through an `llm.py` platform (HA ≥ 2026.8).
+
+    There Agent Media's tools come with Assist (`llm.py`); before, it registers its own `llm.API`.
+    """
+    return _LLM_TOOLS is not None
+
+
+def llm_tools(tools: list[llm.Tool], prompt: str | None) -> Any:
+    """Return what an `llm.py` platform's `async_get_tools` answers: tools and a prompt fragment."""
+    return _LLM_TOOLS(tools=tools, prompt=prompt)
+
+
 def several_llm_apis_per_agent() -> bool:
     """Return whether an agent can use several LLM APIs at once (HA ≥ 2025.5, where `llm.MergedAPI` exists).
 

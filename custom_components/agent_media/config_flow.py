@@ -36,6 +36,7 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 
+from .agent_flow import ConversationAgentFlow, default_agent
 from .clients._http import NO_RETRY
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
@@ -51,6 +52,7 @@ from .const import (
     CONF_INDEXER_TIMEOUT,
     CONF_INDEXER_URL,
     CONF_KNABEN_URL,
+    CONF_LIBRARY_REFRESH,
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
@@ -63,6 +65,7 @@ from .const import (
     CONF_PREFERRED_LANGUAGES,
     CONF_PREFERRED_RESOLUTION,
     CONF_PROMPT,
+    CONF_QBITTORRENT_API_KEY,
     CONF_QBITTORRENT_PASSWORD,
     CONF_QBITTORRENT_URL,
     CONF_QBITTORRENT_USERNAME,
@@ -73,6 +76,7 @@ from .const import (
     CONF_TMDB_API_KEY,
     CONF_TMDB_URL,
     CONF_TURN_TIMEOUT,
+    DEFAULT_AGENT_NAME,
     DEFAULT_ALLOW_NON_ADMIN_SETTINGS,
     DEFAULT_ANNOUNCE_COMPLETIONS,
     DEFAULT_INDEXER_NAME,
@@ -98,6 +102,7 @@ from .const import (
     LLM_PROVIDER_URLS,
     LOGGER,
     MAX_STALLED_TIMEOUT,
+    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
 )
 from .errors import OperationError
@@ -191,17 +196,33 @@ async def async_validate_llm(hass: HomeAssistant, data: Mapping[str, Any]) -> Er
     return errors
 
 
+def _with_one_login(data: dict[str, Any], typed: Mapping[str, Any]) -> dict[str, Any]:
+    """Return the entry's data where a typed password replaces a saved API key, and the other way round."""
+    if typed.get(CONF_QBITTORRENT_API_KEY) and not typed.get(CONF_QBITTORRENT_PASSWORD):
+        data[CONF_QBITTORRENT_PASSWORD] = ""
+    elif not typed.get(CONF_QBITTORRENT_API_KEY) and (
+        typed.get(CONF_QBITTORRENT_PASSWORD) or not data.get(CONF_QBITTORRENT_API_KEY)
+    ):
+        data.pop(CONF_QBITTORRENT_API_KEY, None)
+    return data
+
+
 async def async_validate_qbittorrent(data: Mapping[str, Any]) -> Errors:
-    """Log in to qBittorrent with these settings."""
+    """Log in to qBittorrent with these settings: a password, or an API key (qBittorrent 5.2+), not both."""
     errors: Errors = {}
+    password, api_key = data.get(CONF_QBITTORRENT_PASSWORD, ""), data.get(CONF_QBITTORRENT_API_KEY, "")
+    if bool(password) == bool(api_key):
+        return {"base": "password_or_api_key"}
     client = QBittorrentClient(
         data[CONF_QBITTORRENT_URL],
         data[CONF_QBITTORRENT_USERNAME],
-        data[CONF_QBITTORRENT_PASSWORD],
+        password,
         verify_ssl=data[CONF_QBITTORRENT_VERIFY_SSL],
+        api_key=api_key or None,
     )
+    auth_field = CONF_QBITTORRENT_API_KEY if api_key else CONF_QBITTORRENT_PASSWORD
     try:
-        await _async_check(CONF_QBITTORRENT_URL, errors, client.async_login(), CONF_QBITTORRENT_PASSWORD)
+        await _async_check(CONF_QBITTORRENT_URL, errors, client.async_login(), auth_field)
     finally:
         await client.async_close()
     return errors
@@ -257,7 +278,8 @@ def _qbittorrent_schema(defaults: Mapping[str, Any]) -> vol.Schema:
             vol.Required(
                 CONF_QBITTORRENT_USERNAME, default=defaults.get(CONF_QBITTORRENT_USERNAME, "admin")
             ): str,
-            vol.Required(CONF_QBITTORRENT_PASSWORD): PASSWORD,
+            vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
+            vol.Optional(CONF_QBITTORRENT_API_KEY, default=""): PASSWORD,
             vol.Required(
                 CONF_QBITTORRENT_VERIFY_SSL, default=defaults.get(CONF_QBITTORRENT_VERIFY_SSL, True)
             ): BooleanSelector(),
@@ -327,7 +349,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
     """Set up Agent Media in three steps: the LLM, qBittorrent, then TMDB and Knaben."""
 
     VERSION = 1
-    MINOR_VERSION = 1
+    MINOR_VERSION = 2  # 1.2: conversation agents are subentries (1.1 entries migrate to one)
 
     def __init__(self) -> None:
         """Start with nothing collected."""
@@ -345,8 +367,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         cls,
         config_entry: AgentMediaConfigEntry,  # noqa: ARG003
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Torznab indexers are subentries: any number, each added, changed or removed on its own."""
-        return {SUBENTRY_INDEXER: TorznabIndexerFlow}
+        """Conversation agents and Torznab indexers are subentries, each added, changed or removed alone."""
+        return {SUBENTRY_CONVERSATION: ConversationAgentFlow, SUBENTRY_INDEXER: TorznabIndexerFlow}
 
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Choose the LLM provider and check it answers."""
@@ -376,6 +398,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                 self._async_abort_entries_match({CONF_QBITTORRENT_URL: user_input[CONF_QBITTORRENT_URL]})
                 errors = await async_validate_qbittorrent(user_input)
             if not errors:
+                if not user_input.get(CONF_QBITTORRENT_API_KEY):
+                    user_input.pop(CONF_QBITTORRENT_API_KEY, None)  # a password login: no key kept
                 self._data.update(user_input)
                 return await self.async_step_tmdb()
         return self.async_show_form(
@@ -396,12 +420,13 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
             if not errors:
                 self._data[CONF_TMDB_API_KEY] = user_input[CONF_TMDB_API_KEY]
                 return self.async_create_entry(
-                    title="Agent Media",
+                    title=DEFAULT_AGENT_NAME,
                     data=self._data,
                     options={
                         CONF_TMDB_URL: user_input[CONF_TMDB_URL],
                         CONF_KNABEN_URL: user_input[CONF_KNABEN_URL],
                     },
+                    subentries=[default_agent(DEFAULT_AGENT_NAME)],
                 )
         return self.async_show_form(step_id="tmdb", data_schema=_tmdb_schema(user_input or {}), errors=errors)
 
@@ -417,13 +442,17 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         entry = self._get_reauth_entry()
         errors: Errors = {}
         if user_input is not None:
-            data = {**entry.data, **{key: value for key, value in user_input.items() if value}}
+            typed = {key: value for key, value in user_input.items() if value}
+            data = _with_one_login({**entry.data, **typed}, typed)
             errors = await async_validate_qbittorrent(data)
             if not errors and has_model(data):
                 errors = await async_validate_llm(self.hass, data)
             if not errors:
                 return self.async_update_reload_and_abort(entry, data=data)
-        fields: dict[vol.Marker, Any] = {vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD}
+        fields: dict[vol.Marker, Any] = {
+            vol.Optional(CONF_QBITTORRENT_PASSWORD): PASSWORD,
+            vol.Optional(CONF_QBITTORRENT_API_KEY): PASSWORD,
+        }
         if has_model(entry.data):
             fields[vol.Optional(CONF_LLM_API_KEY)] = PASSWORD
         return self.async_show_form(
@@ -445,6 +474,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
             llm = _reconfigured_llm(entry.data, user_input, errors)
             data = {key: value for key, value in entry.data.items() if key not in LLM_KEYS} | llm
             data |= {key: value for key, value in user_input.items() if key not in LLM_KEYS and value != ""}
+            data = _with_one_login(data, user_input)
             _normalize_urls(data, (CONF_QBITTORRENT_URL,), errors)
             if not errors and llm:
                 errors = await async_validate_llm(self.hass, data)
@@ -474,6 +504,7 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
                     vol.Required(CONF_QBITTORRENT_URL, default=shown[CONF_QBITTORRENT_URL]): URL_SELECTOR,
                     vol.Required(CONF_QBITTORRENT_USERNAME, default=shown[CONF_QBITTORRENT_USERNAME]): str,
                     vol.Optional(CONF_QBITTORRENT_PASSWORD, default=""): PASSWORD,
+                    vol.Optional(CONF_QBITTORRENT_API_KEY, default=""): PASSWORD,
                     vol.Required(
                         CONF_QBITTORRENT_VERIFY_SSL, default=shown[CONF_QBITTORRENT_VERIFY_SSL]
                     ): BooleanSelector(),
@@ -530,6 +561,9 @@ def _option_sections(options: Mapping[str, Any]) -> dict[str, dict[vol.Marker, A
             required(CONF_SCAN_INTERVAL, DEFAULT_SCAN_INTERVAL): _int_box(2, 300, "s"),
             required(CONF_STALLED_TIMEOUT, DEFAULT_STALLED_TIMEOUT): _int_box(0, MAX_STALLED_TIMEOUT, "s"),
             required(CONF_ORGANIZE_LIBRARY, DEFAULT_ORGANIZE_LIBRARY): BooleanSelector(),
+            suggested(CONF_LIBRARY_REFRESH): EntitySelector(
+                EntitySelectorConfig(domain=["script", "button"])
+            ),
         },
         SECTION_HOUSEHOLD: {
             required(CONF_ALLOW_NON_ADMIN_SETTINGS, DEFAULT_ALLOW_NON_ADMIN_SETTINGS): BooleanSelector(),

@@ -20,6 +20,7 @@ CONF_QBITTORRENT_URL: Final = "qbittorrent_url"
 CONF_QBITTORRENT_USERNAME: Final = "qbittorrent_username"
 CONF_QBITTORRENT_PASSWORD: Final = "qbittorrent_password"
 CONF_QBITTORRENT_VERIFY_SSL: Final = "qbittorrent_verify_ssl"
+CONF_QBITTORRENT_API_KEY: Final = "qbittorrent_api_key"  # qBittorrent 5.2+, instead of the password
 CONF_TMDB_API_KEY: Final = "tmdb_api_key"
 
 # Config entry options (all optional).
@@ -89,6 +90,7 @@ EVENT_DOWNLOAD_ADDED: Final = "agent_media_download_added"
 EVENT_DOWNLOAD_COMPLETED: Final = "agent_media_download_completed"
 EVENT_DOWNLOAD_REPLACED: Final = "agent_media_download_replaced"
 EVENT_DOWNLOAD_FAILED: Final = "agent_media_download_failed"
+EVENT_DOWNLOAD_STOPPED: Final = "agent_media_download_stopped"  # a dead one from a private tracker
 
 # Signals inside one entry (the dispatcher; the bus above is for people's automations only). Format with the
 # entry id.
@@ -126,6 +128,7 @@ CONF_MAX_SIZE_GB: Final = "max_size_gb"  # 0: no limit
 CONF_PREFERRED_CODEC: Final = "preferred_codec"  # "any", "x265", "x264", "av1"
 CONF_PREFERRED_LANGUAGES: Final = "preferred_languages"  # "French, English" or ["fr", "en"]
 CONF_ORGANIZE_LIBRARY: Final = "organize_library"
+CONF_LIBRARY_REFRESH: Final = "library_refresh"  # a script or button run before a download is told ready
 DEFAULT_MAX_SIZE_GB: Final = 0.0
 DEFAULT_PREFERRED_CODEC: Final = "any"
 DEFAULT_PREFERRED_LANGUAGES: Final = ""
@@ -133,6 +136,18 @@ DEFAULT_ORGANIZE_LIBRARY: Final = False
 NO_PREFERENCE: Final = "any"
 CODEC_CHOICES: Final = ("any", "x265", "x264", "av1")
 RESOLUTION_CHOICES: Final = (NO_PREFERENCE, *RESOLUTIONS)
+
+# Conversation agents: config subentries, each with its name (the subentry's title), model, prompt, language
+# and permission profile. An entry from before (config entry version 1.1) migrates to one, with no overrides.
+SUBENTRY_CONVERSATION: Final = "conversation"
+CONF_AGENT_MODEL: Final = "llm_model"  # empty: the entry's model
+CONF_AGENT_PROMPT: Final = "prompt"  # added after the entry's own prompt option
+CONF_AGENT_LANGUAGE: Final = "language"  # empty: the person's language
+CONF_AGENT_PROFILE: Final = "profile"
+PROFILE_HOUSEHOLD: Final = "household"  # the household's policy, as the entry's options set it
+PROFILE_SEARCH_ONLY: Final = "search_only"  # search, identify and ask; never add or change anything
+PROFILES: Final = (PROFILE_HOUSEHOLD, PROFILE_SEARCH_ONLY)
+DEFAULT_AGENT_NAME: Final = "Agent Media"
 
 # Search sources: Torznab indexers (Jackett, Prowlarr…) as config subentries next to Knaben.
 SUBENTRY_INDEXER: Final = "indexer"
@@ -161,3 +176,8 @@ MAX_TMDB_RESULTS: Final = 20  # one TMDB page
 MAX_TITLE_LENGTH: Final = 300  # release names, film and show titles
 MAX_NAME_LENGTH: Final = 100  # tracker and indexer names
 MAX_LINK_LENGTH: Final = 4096  # magnets and .torrent URLs; longer ones are dropped, never cut
+
+# Files that are videos (the library organises and plays only these).
+VIDEO_EXTENSIONS: Final = frozenset(
+    {".mkv", ".mp4", ".m4v", ".avi", ".mov", ".wmv", ".mpg", ".mpeg", ".ts", ".m2ts", ".webm"}
+)

@@ -1,4 +1,8 @@
-"""The conversation agent: one entity per config entry, for Assist pipelines and `conversation.process`."""
+"""The conversation agents: one entity per conversation subentry, for Assist and `conversation.process`.
+
+Each agent has its own device (named after it, linked to the entry's service device), model, prompt, language
+and permission profile (`agent/settings.py`); they share the entry's clients, memory and downloads.
+"""
 
 from __future__ import annotations
 
@@ -15,14 +19,15 @@ from . import compat
 from .agent.agent import MediaAgent
 from .agent.local import LocalCommands
 from .agent.prompt import INSTRUCTIONS
-from .const import CONF_LOCAL_SENTENCES, CONF_PROMPT, DEFAULT_LOCAL_SENTENCES, DOMAIN
-from .entity import service_device_info
+from .agent.settings import AgentSettings
+from .const import CONF_LOCAL_SENTENCES, CONF_PROMPT, DEFAULT_LOCAL_SENTENCES, DOMAIN, SUBENTRY_CONVERSATION
+from .entity import agent_device_info, async_register_service_device
 from .requester import async_resolve_requester
 from .sentences import async_load_sentences
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
-    from homeassistant.helpers.entity_platform import AddEntitiesCallback
+    from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
     from .data import AgentMediaConfigEntry
     from .memory import AgentMediaMemory
@@ -52,33 +57,45 @@ def async_own_conversation_id(
 async def async_setup_entry(
     hass: HomeAssistant,
     entry: AgentMediaConfigEntry,
-    async_add_entities: AddEntitiesCallback,
+    async_add_entities: AddConfigEntryEntitiesCallback,
 ) -> None:
-    """Add the entry's conversation agent, with the common commands answered locally unless turned off."""
+    """Add the entry's conversation agents, with the common commands answered locally unless turned off."""
     local = None
     if entry.runtime_data.llm is None or entry.options.get(CONF_LOCAL_SENTENCES, DEFAULT_LOCAL_SENTENCES):
         local = LocalCommands(hass, entry, await async_load_sentences(hass))
-    async_add_entities([AgentMediaConversationEntity(hass, entry, local)])
+    async_register_service_device(hass, entry)  # each agent's device names it as its parent
+    for subentry in entry.subentries.values():
+        if subentry.subentry_type == SUBENTRY_CONVERSATION:
+            settings = AgentSettings.from_subentry(subentry)
+            async_add_entities(
+                [AgentMediaConversationEntity(hass, entry, local, settings)],
+                config_subentry_id=subentry.subentry_id,
+            )
 
 
 class AgentMediaConversationEntity(conversation.ConversationEntity):
     """Finds films and shows, downloads them, and tells when they are done."""
 
     _attr_has_entity_name = True
-    _attr_name = None  # the device's name: the entry's title
+    _attr_name = None  # the device's name: the agent's
     # Pipelines on HA ≥ 2025.7 start speaking while the text streams in; older versions ignore the flag.
     _attr_supports_streaming = True
 
     def __init__(
-        self, hass: HomeAssistant, entry: AgentMediaConfigEntry, local: LocalCommands | None
+        self,
+        hass: HomeAssistant,
+        entry: AgentMediaConfigEntry,
+        local: LocalCommands | None,
+        settings: AgentSettings,
     ) -> None:
-        """Bind the agent to its entry."""
+        """Bind the agent to its entry and its subentry's settings."""
         self.entry = entry
-        self.agent = MediaAgent(hass, entry, local)
-        self._attr_unique_id = entry.entry_id
-        # The entry's device, shared with the download entities.
+        self.settings = settings
+        self.agent = MediaAgent(hass, entry, local, settings)
+        self._attr_unique_id = settings.subentry_id
         llm = entry.runtime_data.llm
-        self._attr_device_info = service_device_info(entry, model=llm.model if llm is not None else None)
+        model = settings.model or (llm.model if llm is not None else None)
+        self._attr_device_info = agent_device_info(hass, entry, settings, model=model)
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
@@ -90,6 +107,8 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
     ) -> conversation.ConversationResult:
         """Process a sentence in a conversation of the asker's own (see `async_own_conversation_id`)."""
         requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
+        if (language := self.settings.language) is not None and language != user_input.language:
+            user_input = dataclasses.replace(user_input, language=language)  # this agent speaks its own
         memory = self.entry.runtime_data.memory
         if (asked := user_input.conversation_id) is not None:  # None: Home Assistant opens a new one
             conversation_id = async_own_conversation_id(self.hass, memory, requester.key, asked)
@@ -105,8 +124,9 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
     ) -> conversation.ConversationResult:
         """Answer one message; failures become a spoken explanation, never an exception."""
         prompt = INSTRUCTIONS
-        if extra := self.entry.options.get(CONF_PROMPT):
-            prompt = f"{prompt}\n{extra}"
+        for extra in (self.entry.options.get(CONF_PROMPT), self.settings.prompt):
+            if extra:
+                prompt = f"{prompt}\n{extra}"
         try:
             await compat.async_provide_llm_data(chat_log, user_input, DOMAIN, prompt)
         except conversation.ConverseError as err:

@@ -50,6 +50,7 @@ from .torrents import (
     is_ours,
     is_tagged_ours,
     numeric,
+    unfinishable,
 )
 from .untrusted import image_path
 
@@ -71,6 +72,7 @@ FINISH_POLL_MIN: Final = 1.0  # seconds
 START_WINDOW: Final = 30.0  # seconds
 REASON_NO_METADATA: Final = "no_metadata"
 REASON_NO_PROGRESS: Final = "no_progress"
+REASON_UNFINISHABLE: Final = "unfinishable"  # no peer has ever had every piece, no seed (torrents.py)
 # An add of ours older than this that is still stopped and unrecorded was cut short (say, by a crash).
 INTERRUPTED_ADD_AGE: Final = 60.0  # seconds
 
@@ -255,12 +257,18 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         return bool(self._starting) or tracker.moving(stuck) or bool(self._memory.downloads.being_replaced())
 
     def _stalled(self, stuck: set[str]) -> dict[str, str]:
-        """Return our recorded downloads among `stuck`, with why: no metadata, or no progress."""
+        """Return our recorded downloads among `stuck`, with why: no metadata, unfinishable, no progress."""
         stalled = {}
         for info_hash in stuck & self._agent_hashes:
             torrent = self._tracker.torrents[info_hash]
             if is_ours(torrent, self._memory.downloads.get(info_hash)):  # not someone's asked for again
-                stalled[info_hash] = REASON_NO_PROGRESS if has_metadata(torrent) else REASON_NO_METADATA
+                stalled[info_hash] = (
+                    REASON_NO_METADATA
+                    if not has_metadata(torrent)
+                    else REASON_UNFINISHABLE
+                    if unfinishable(torrent)
+                    else REASON_NO_PROGRESS
+                )
         return stalled
 
     def _interrupted_adds(self) -> dict[str, str]:

@@ -1,4 +1,4 @@
-"""Base entities: one service device per entry, and one child device per download that has entities."""
+"""Base entities: one service device per entry; a child device per conversation agent and per download."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .const import DOMAIN
 from .coordinator import DownloadsCoordinator
 
 if TYPE_CHECKING:
+    from .agent.settings import AgentSettings
     from .data import AgentMediaConfigEntry
     from .torrents import DownloadView
 
@@ -29,6 +30,21 @@ def service_device_info(entry: AgentMediaConfigEntry, *, model: str | None = Non
     if model is not None:  # left out, not None: None would clear the model another entity set
         device["model"] = model
     return device
+
+
+def agent_device_info(
+    hass: HomeAssistant, entry: AgentMediaConfigEntry, settings: AgentSettings, *, model: str | None
+) -> DeviceInfo:
+    """Return a conversation agent's own device, named after it and linked to the entry's service device."""
+    device = DeviceInfo(
+        identifiers={(DOMAIN, settings.subentry_id)},
+        entry_type=DeviceEntryType.SERVICE,
+        name=settings.name,
+        manufacturer="Agent Media",
+    )
+    if model is not None:
+        device["model"] = model
+    return with_parent_device(dr.async_get(hass), device, (DOMAIN, entry.entry_id), entry.entry_id)
 
 
 @callback

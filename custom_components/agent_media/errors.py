@@ -18,7 +18,7 @@ from homeassistant.helpers.translation import async_get_translations
 
 from .clients.errors import AgentMediaClientError, RequestRejectedError
 from .const import DOMAIN
-from .safety import describe_dangerous
+from .safety import ContentsRefusal, describe_dangerous
 from .untrusted import MAX_DETAIL, clip
 
 if TYPE_CHECKING:
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 
 # The translation key of a refusal by the permission policy: actions raise Home Assistant's Unauthorized.
 PERMISSION_DENIED: Final = "permission_denied"
+CANNOT_CONTROL_PLAYER: Final = "cannot_control_player"  # Home Assistant's own entity permission refused
 SAFETY_SERVICE: Final = "safety check"
 
 
@@ -49,6 +50,7 @@ class ErrorCode(StrEnum):
     BAD_RESPONSE = "bad_response"
     REJECTED = "rejected"
     DANGEROUS_FILES = "dangerous_files"
+    REFUSED_CONTENTS = "refused_contents"
     INTERNAL_ERROR = "internal_error"
 
 
@@ -88,6 +90,10 @@ class OperationError(Exception):
         """Return the Home Assistant exception an action raises: Unauthorized for a refusal, else mapped."""
         if self.translation_key == PERMISSION_DENIED:
             return Unauthorized(context=context, permission=self.placeholders.get("permission"))
+        if self.translation_key == CANNOT_CONTROL_PLAYER:
+            return Unauthorized(
+                context=context, entity_id=self.placeholders.get("player"), permission="control"
+            )
         error_class = _ACTION_ERROR.get(self.code, ServiceValidationError)
         return error_class(
             translation_domain=DOMAIN,
@@ -106,6 +112,17 @@ class DangerousTorrentError(RequestRejectedError):
         self.files = files
 
 
+class RefusedContentsError(RequestRejectedError):
+    """The torrent is not what it claims (only archives, no video, locked archives, a tiny video); removed."""
+
+    def __init__(self, name: str, refusal: ContentsRefusal, detail: str) -> None:
+        """Keep the torrent's name, why it was refused and the files or sizes that decided it."""
+        super().__init__(SAFETY_SERVICE, f"{name} refused ({refusal.value}): {detail}")
+        self.name = name
+        self.refusal = refusal
+        self.files_detail = detail
+
+
 @contextmanager
 def client_errors() -> Iterator[None]:
     """Turn an outside service's failure inside the block into the operation error that says it."""
@@ -116,6 +133,12 @@ def client_errors() -> Iterator[None]:
             ErrorCode.DANGEROUS_FILES, "dangerous_files", name=err.name, files=", ".join(err.files[:5])
         )
         error.extra["dangerous_files"] = [clip(path, 120) for path in err.files[:10]]
+        raise error from err
+    except RefusedContentsError as err:
+        error = OperationError(
+            ErrorCode.REFUSED_CONTENTS, f"refused_{err.refusal.value}", name=err.name, files=err.files_detail
+        )
+        error.extra["reason"] = err.refusal.value
         raise error from err
     except AgentMediaClientError as err:
         raise from_failure(err.service, err.code, err.detail) from err

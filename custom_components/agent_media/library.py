@@ -4,7 +4,8 @@
 02/Pioneer One (2010) - S02E03.mkv" for an episode. Each video is hard-linked (same disk: no extra space, and
 qBittorrent keeps seeding the original), else copied; the download itself is never moved or changed. A name
 already taken by the same content is reused; by other content, the new file gets " (2)", " (3)", ….
-Off by default (option `organize_library`, read by the lifecycle); the file work runs in the executor.
+Off by default (option `organize_library`, read by the lifecycle); the file work runs in the executor. The
+optional `library_refresh` (a script or button, e.g. a Jellyfin or Plex refresh) runs before the news.
 
 Only the torrent's own files (qBittorrent's file list, joined with its save path) are ever taken, never what
 else lies in the folder. The library folder is checked again and resolved at each use, and written through
@@ -13,6 +14,7 @@ its real path: a symlink re-pointed since it was set cannot lead the files outsi
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass, field
 import errno
 import filecmp
@@ -22,8 +24,10 @@ import re
 import shutil
 from typing import TYPE_CHECKING, Any, Final
 
+from homeassistant.exceptions import HomeAssistantError
+
 from .clients.errors import AgentMediaClientError
-from .const import LOGGER
+from .const import LOGGER, VIDEO_EXTENSIONS
 from .operations import real_folder_path
 from .ranking import parse_release
 
@@ -37,10 +41,8 @@ if TYPE_CHECKING:
 
 MOVIE_FOLDER: Final = "movie"
 TV_FOLDER: Final = "tv_show"
-VIDEO_EXTENSIONS: Final = frozenset(
-    {".mkv", ".mp4", ".m4v", ".avi", ".mov", ".wmv", ".mpg", ".mpeg", ".ts", ".m2ts", ".webm"}
-)
 MAX_LISTED_FILES: Final = 50
+LIBRARY_REFRESH_TIMEOUT: Final = 120  # seconds a media server's refresh may take before the news is told
 MAX_NAME_CHARS: Final = 150
 MAX_COLLISIONS: Final = 100
 _SAMPLE_RE: Final = re.compile(r"(?<![a-z0-9])(sample|trailer)(?![a-z0-9])", re.IGNORECASE)
@@ -286,3 +288,19 @@ async def async_organize_completed(
     result["library_path"] = organized.library_path
     result["library_files"] = organized.files
     return result
+
+
+async def async_refresh_library(hass: HomeAssistant, entity_id: str) -> bool:
+    """Run the script or press the button the household named to refresh its media server; True if it ran.
+
+    A script runs to its end (or `LIBRARY_REFRESH_TIMEOUT`); any failure is logged and returns False.
+    """
+    domain, _, object_id = entity_id.partition(".")
+    call = (domain, object_id, {}) if domain == "script" else ("button", "press", {"entity_id": entity_id})
+    try:
+        async with asyncio.timeout(LIBRARY_REFRESH_TIMEOUT):
+            await hass.services.async_call(*call, blocking=True)
+    except (HomeAssistantError, TimeoutError) as err:
+        LOGGER.warning("The library refresh %s failed: %s", entity_id, err or type(err).__name__)
+        return False
+    return True

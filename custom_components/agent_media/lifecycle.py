@@ -26,8 +26,9 @@ from homeassistant.helpers.dispatcher import async_dispatcher_connect
 from .announce import async_announce
 from .const import DOMAIN, LOGGER
 from .coordinator import SIGNAL_DOWNLOADS_CHANGED
-from .library import async_organize_completed, is_organizable
-from .news import NewsKind, async_tell, completion_payload
+from .library import async_organize_completed, async_refresh_library, is_organizable, media_folder_name
+from .memory import completion_keys, title_key
+from .news import LIBRARY_NOT_REFRESHED, LIBRARY_REFRESHED, NewsKind, async_tell, completion_payload
 from .replacement import StalledReplacer
 from .torrents import download_label
 
@@ -61,6 +62,7 @@ class DownloadLifecycle:
         organize_library: bool,
         announce_completions: bool,
         announce_target: str | None,
+        library_refresh: str | None = None,
     ) -> None:
         """Keep the collaborators and the options the reactions need; `async_start` starts reacting."""
         self.hass = hass
@@ -73,6 +75,7 @@ class DownloadLifecycle:
         self._organize_library = organize_library
         self._announce_completions = announce_completions
         self._announce_target = announce_target
+        self._library_refresh = library_refresh
         self._replacer = StalledReplacer(
             hass, entry_id=entry_id, memory=memory, qbittorrent=qbittorrent, operations=operations
         )
@@ -116,33 +119,76 @@ class DownloadLifecycle:
         payload = completion_payload(self.entry_id, info_hash, completed.torrent, agent_record)
         LOGGER.debug("Download %s (%s) completed", payload["name"], info_hash)
         requester = agent_record.get("requester") if agent_record is not None else None
-        if self._organize_library and is_organizable(payload):
-            # Files first (in the executor), so that the event tells where the media went (library_path).
+        media = agent_record.get("media") if agent_record is not None else None
+        keys = completion_keys(info_hash, media)
+        organize = self._organize_library and is_organizable(payload)
+        if organize or self._library_refresh:
+            # Ready means playable: the files placed first (in the executor, so the event tells library_path),
+            # then the media server refreshed, and only then the news.
             self._start_background(
-                self._async_organize_and_tell(payload, requester), f"{DOMAIN} organise {info_hash}"
+                self._async_make_ready_and_tell(
+                    payload, requester, keys, media or payload, organize=organize
+                ),
+                f"{DOMAIN} make ready {info_hash}",
             )
             return
-        self._async_tell_completed(payload, requester)
+        self._async_tell_completed(payload, requester, keys)
 
-    async def _async_organize_and_tell(self, payload: dict[str, Any], requester: str | None) -> None:
-        organized = await async_organize_completed(self.hass, self._memory, self._qbittorrent, payload)
-        self._async_tell_completed(organized, requester)
+    async def _async_make_ready_and_tell(
+        self,
+        payload: dict[str, Any],
+        requester: str | None,
+        keys: list[str],
+        media: Mapping[str, Any],
+        *,
+        organize: bool,
+    ) -> None:
+        if organize:
+            payload = await async_organize_completed(self.hass, self._memory, self._qbittorrent, payload)
+            if payload.get("library_path"):  # in the library now: the media source shows it, "play" finds it
+                self._memory.library.add(title_key(media), media, media_folder_name(media))
+        if self._library_refresh:
+            refreshed = await async_refresh_library(self.hass, self._library_refresh)
+            payload["library_refresh"] = LIBRARY_REFRESHED if refreshed else LIBRARY_NOT_REFRESHED
+        self._async_tell_completed(payload, requester, keys)
 
     @callback
-    def _async_tell_completed(self, payload: dict[str, Any], requester: str | None) -> None:
+    def _async_tell_completed(self, payload: dict[str, Any], requester: str | None, keys: list[str]) -> None:
+        """Tell a finished download: to whoever asked for it or subscribed to it, then to the household."""
+        subscribers = self._memory.subscriptions.take(keys)
+        # A followed show's episode is told to its followers only (each time), not to the household.
+        followers = list(dict.fromkeys(key for title in keys for key in self._memory.wanted.followers(title)))
+        targets = {subscriber["requester"]: subscriber.get("target") for subscriber in subscribers}
+        targets.update((follower, targets.get(follower)) for follower in followers)
+        payload["subscribers"] = list(targets)
+        # Each is told once, where they are: the requester on the entry's target, each subscriber on theirs.
+        told: list[tuple[str | None, str | None]] = []
         if self._announce_completions:
-            language = self._memory.household.language() or self.hass.config.language
+            told.append((requester, self._announce_target))
+        told.extend(
+            (key, target)
+            for key, target in targets.items()
+            if not self._announce_completions or key != requester
+        )
+        language = self._memory.household.language() or self.hass.config.language
+        for requester_key, target in told:
             self._start_background(
-                async_announce(
-                    self.hass, payload, requester, language=language, target=self._announce_target
-                ),
+                async_announce(self.hass, payload, requester_key, language=language, target=target),
                 f"{DOMAIN} announce {payload.get('hash')}",
             )
         if payload.get("title"):  # known media: ours (the latest_download image shows it, before the event)
             self._memory.downloads.set_latest_completed(
                 download_label(payload["name"], payload), payload.get("poster_path")
             )
-        async_tell(self.hass, self.entry_id, self._memory.journal, NewsKind.COMPLETED, payload)
+        event_id = async_tell(
+            self.hass,
+            self.entry_id,
+            self._memory.journal,
+            NewsKind.COMPLETED,
+            payload,
+            household=not followers,
+        )
+        self._memory.subscriptions.add_untold(payload["subscribers"], event_id)
 
     # --- stalled downloads ---------------------------------------------------------------------------------
 

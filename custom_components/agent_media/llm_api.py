@@ -1,6 +1,7 @@
-"""The agent's tools as Home Assistant LLM APIs, so Home Assistant's own agents can use them.
+"""The agent's tools as Home Assistant LLM APIs, so Home Assistant's own agents can use them (HA < 2026.8).
 
-Each loaded entry registers an API named after the entry; OpenAI, Ollama, Anthropic, Google and other agents
+From HA 2026.8 the tools come with the Assist API instead (`llm.py`), and no API is registered here. Before,
+each loaded entry registers an API named after the entry; OpenAI, Ollama, Anthropic, Google and other agents
 list it in their "Control Home Assistant" option. From HA 2025.5 an agent may pick several APIs, so users
 pick this one beside Assist. HA 2025.4 allows a single choice, so there a second API, "Assist + <entry>",
 offers Assist's tools and the media tools together.
@@ -90,17 +91,26 @@ class CombinedAPIInstance(llm.APIInstance):
 
 @callback
 def async_register_llm_apis(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> CALLBACK_TYPE:
-    """Register the entry's APIs; return the callback that unregisters them (for `entry.async_on_unload`)."""
+    """Register the entry's APIs; return the callback that unregisters them (for `entry.async_on_unload`).
+
+    Where the `llm` tool platform exists, the tools come with Assist: nothing to register.
+    """
+    unregister: list[CALLBACK_TYPE] = []
+    if compat.llm_tool_platform():
+        return _async_unregister_all(unregister)
     media = MediaToolsAPI(
         hass=hass, id=api_id(entry.entry_id), name=entry.title, entry=entry, registry=ToolRegistry(entry)
     )
-    unregister = [llm.async_register_api(hass, media)]
+    unregister.append(llm.async_register_api(hass, media))
     if not compat.several_llm_apis_per_agent():
         combined = AssistWithMediaToolsAPI(
             hass=hass, id=combined_api_id(entry.entry_id), name=f"Assist + {entry.title}", media=media
         )
         unregister.append(llm.async_register_api(hass, combined))
+    return _async_unregister_all(unregister)
 
+
+def _async_unregister_all(unregister: list[CALLBACK_TYPE]) -> CALLBACK_TYPE:
     @callback
     def async_unregister() -> None:
         for unregister_api in unregister:

@@ -22,8 +22,10 @@ from .const import (
     EVENT_DOWNLOAD_COMPLETED,
     EVENT_DOWNLOAD_FAILED,
     EVENT_DOWNLOAD_REPLACED,
+    EVENT_DOWNLOAD_STOPPED,
     SIGNAL_DOWNLOAD_EVENT,
 )
+from .release import parse_release
 from .torrents import numeric
 from .untrusted import MAX_NAME, clip, storable_copy
 
@@ -38,6 +40,8 @@ class NewsKind(StrEnum):
     REPLACED = "download_replaced"
     FAILED = "download_failed"
     REFUSED = "download_refused"
+    REFUSED_FAKE = "download_refused_fake"
+    STOPPED_PRIVATE = "download_stopped_private"
     WANTED_ADDED = "wanted_added"
 
 
@@ -76,6 +80,20 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         bus_event=None,  # the add was refused: no download to tell automations about
         told_first=True,  # a magnet's refusal comes after the answer that said it was added
     ),
+    NewsKind.REFUSED_FAKE: NewsTelling(
+        prompt_text="refused, removed: not what it claimed (its `reason`: only archives, no video, "
+        "password-protected archives, or a video far too small for the title)",
+        sentence_key="event_refused_fake",
+        bus_event=None,  # the add was refused, as for dangerous files
+        told_first=True,
+    ),
+    NewsKind.STOPPED_PRIVATE: NewsTelling(
+        prompt_text="dead, from a private tracker: stopped, not deleted nor replaced (its ratio rules); "
+        "the person may remove it",
+        sentence_key="event_stopped_private",
+        bus_event=EVENT_DOWNLOAD_STOPPED,
+        told_first=True,
+    ),
     NewsKind.WANTED_ADDED: NewsTelling(
         prompt_text="was wanted; a release came out and is now downloading",
         sentence_key="event_released",
@@ -83,8 +101,28 @@ NEWS: Final[Mapping[NewsKind, NewsTelling]] = {
         told_first=True,
     ),
 }
+# The completion's `library_refresh`, when the household named a refresh: did the media server take it?
+LIBRARY_REFRESHED: Final = "ok"
+LIBRARY_NOT_REFRESHED: Final = "failed"
+UNSEEN_SENTENCE: Final = "event_completed_unseen"  # "downloaded; your media server has not picked it up yet"
+UNSEEN_PROMPT: Final = "finished, but the media server has not picked it up yet (its refresh failed)"
 # Media fields of a recorded download that go into the completion event (docs/architecture.md).
 COMPLETION_MEDIA_KEYS: Final = ("title", "year", "imdb_id", "media_type", "poster_path")
+
+
+def sentence_key(kind: NewsKind | None, data: Mapping[str, Any]) -> str:
+    """Return the answer that says this news: a completion the media server missed says so."""
+    kind = kind or NewsKind.COMPLETED  # a kind this version does not know is said as a completion
+    if kind is NewsKind.COMPLETED and data.get("library_refresh") == LIBRARY_NOT_REFRESHED:
+        return UNSEEN_SENTENCE
+    return NEWS[kind].sentence_key
+
+
+def prompt_text(kind: NewsKind, data: Mapping[str, Any]) -> str:
+    """Return how the model is told this news."""
+    if kind is NewsKind.COMPLETED and data.get("library_refresh") == LIBRARY_NOT_REFRESHED:
+        return UNSEEN_PROMPT
+    return NEWS[kind].prompt_text
 
 
 def news_kind(event_type: object) -> NewsKind | None:
@@ -97,12 +135,23 @@ def news_kind(event_type: object) -> NewsKind | None:
 
 @callback
 def async_tell(
-    hass: HomeAssistant, entry_id: str, journal: JournalSection, kind: NewsKind, payload: dict[str, Any]
-) -> None:
-    """Record news for the next turn; fire its bus event, if it has one, and send it to the entities."""
-    journal.add_event(kind.value, payload)
+    hass: HomeAssistant,
+    entry_id: str,
+    journal: JournalSection,
+    kind: NewsKind,
+    payload: dict[str, Any],
+    *,
+    household: bool = True,
+) -> str:
+    """Record news for the next turn; fire its bus event, if it has one, and send it to the entities.
+
+    `household`: False for news only some people hear (their `subscriptions.untold` lists it): the household's
+    turns do not tell it. Return the journal event's id.
+    """
+    event_id = journal.add_event(kind.value, payload, read=not household)
     if (bus_event := NEWS[kind].bus_event) is not None:
         async_fire_download_event(hass, entry_id, bus_event, payload)
+    return event_id
 
 
 @callback
@@ -131,6 +180,10 @@ def completion_payload(
     media = agent_record.get("media")
     if isinstance(media, Mapping):
         payload.update({key: media[key] for key in COMPLETION_MEDIA_KEYS if media.get(key) is not None})
+    if payload.get("media_type") == "tv":  # an episode is named as people say it: "…, season 1 episode 3"
+        parsed = parse_release(payload["name"])
+        if len(parsed.seasons) == 1 and len(parsed.episodes) == 1:
+            payload["season"], payload["episode"] = parsed.seasons[0], parsed.episodes[0]
     payload["name"] = clip(payload["name"], MAX_NAME)
     result: dict[str, Any] = storable_copy(payload)  # names and paths come from qBittorrent
     return result

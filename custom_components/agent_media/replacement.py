@@ -1,5 +1,9 @@
 """Replacing a download of ours that is dead: no metadata, or no progress, for the stalled timeout.
 
+One nobody can finish (`torrents.unfinishable`) is dead sooner. One from a private tracker is only stopped and
+told (news `download_stopped_private`, bus event `agent_media_download_stopped`): deleting it, or leaving it
+for another release, could break the tracker's ratio and hit-and-run rules; the person may remove it.
+
 The coordinator notices (`TorrentTracker.stuck`) and the lifecycle hands the hash here. The dead release is
 blocklisted for its title, the next acceptable release is looked for and added (same folder, same media
 identity, same requester), and only then is the dead torrent removed: when the search services are down
@@ -91,9 +95,16 @@ class StalledReplacer:
         Also finishes a replacement decided before (its record says so): the dead one is removed, then told.
         """
         record = self.memory.downloads.get(info_hash)
-        if record is None:
-            return  # finished or removed meanwhile
+        if record is None or record.get("stopped_private"):
+            return  # finished or removed meanwhile; or private, stopped and told: the person decides
         if "replacement" not in record:
+            try:
+                private = await self.qbittorrent.async_is_private(info_hash)
+            except AgentMediaClientError:
+                return  # qBittorrent away: tried again later
+            if private:
+                await self._async_stop_private(info_hash, record, reason)
+                return
             if not await self._async_decide(info_hash, record, reason):
                 return
             await self.memory.async_flush()  # what was decided survives a restart before the removal
@@ -101,6 +112,19 @@ class StalledReplacer:
             if record is None:
                 return
         await self._async_finish(info_hash, record)
+
+    async def _async_stop_private(self, info_hash: str, record: Mapping[str, Any], reason: str) -> None:
+        """Stop a dead download from a private tracker and tell it; never delete it (ratio, hit-and-run)."""
+        name = str(record.get("name") or info_hash)
+        try:
+            await self.qbittorrent.async_pause([info_hash])
+        except AgentMediaClientError as err:
+            LOGGER.warning("Could not stop the private download %s: %s", clip(name, MAX_NAME), err.detail)
+            return  # tried again later
+        self.memory.downloads.update(info_hash, stopped_private=True)
+        LOGGER.info("Stopped %s: dead, and from a private tracker, so not replaced", clip(name, MAX_NAME))
+        payload = _event(self.entry_id, info_hash, name, reason, record.get("media") or {})
+        async_tell(self.hass, self.entry_id, self.memory.journal, NewsKind.STOPPED_PRIVATE, payload)
 
     async def _async_decide(self, info_hash: str, record: Mapping[str, Any], reason: str) -> bool:
         """Add the replacement (or make the title wanted), noted on the dead one's record; False: not now."""

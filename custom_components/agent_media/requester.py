@@ -8,9 +8,12 @@ working state (last search, pending question), so "the 2nd one" on a satellite m
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Final
+
+from .const import PROFILE_SEARCH_ONLY
 
 if TYPE_CHECKING:
     from homeassistant.core import Context, HomeAssistant
@@ -48,6 +51,8 @@ class Requester:
     user_id: str | None = None
     device_id: str | None = None
     is_admin: bool = False
+    # What the agent asked through allows at most (its permission profile); None: no limit of its own.
+    limited_to: frozenset[Permission] | None = None
 
     @property
     def key(self) -> str:
@@ -64,11 +69,24 @@ class Requester:
         return self.kind is not RequesterKind.USER or self.is_admin
 
     def may(self, permission: Permission, *, allow_non_admin_settings: bool = False) -> bool:
-        """Apply the policy: open permissions for all, the others for trusted requesters or when allowed."""
+        """Apply the policy: open permissions for all, the others for trusted requesters or when allowed.
+
+        An agent's profile limits that further, whoever asks and whatever the household's options say.
+        """
+        if self.limited_to is not None and permission not in self.limited_to:
+            return False
         return permission in OPEN_PERMISSIONS or self.trusted or allow_non_admin_settings
+
+    def through_profile(self, profile: str) -> Requester:
+        """Return this requester as an agent with that permission profile sees them."""
+        limit = PROFILE_LIMITS.get(profile)
+        return self if limit is None else dataclasses.replace(self, limited_to=limit)
 
 
 SYSTEM: Final = Requester(kind=RequesterKind.SYSTEM)
+
+# The permission profiles of conversation agents that limit the policy (`household`: no limit of its own).
+PROFILE_LIMITS: Final[dict[str, frozenset[Permission]]] = {PROFILE_SEARCH_ONLY: frozenset({Permission.READ})}
 
 
 def requester_from_key(key: str | None) -> Requester:

@@ -49,6 +49,10 @@ ATTR_TITLE: Final = "title"
 ATTR_YEAR: Final = "year"
 ATTR_SEASON: Final = "season"
 ATTR_EPISODE: Final = "episode"
+ATTR_TARGET: Final = "target"
+ATTR_SUBSCRIBER: Final = "subscriber"
+ATTR_MEDIA_CONTENT_ID: Final = "media_content_id"
+ATTR_ENTITY_ID: Final = "entity_id"
 
 SERVICE_SEARCH: Final = "search"
 SERVICE_DOWNLOAD: Final = "download"
@@ -64,6 +68,10 @@ SERVICE_FORGET_WANTED: Final = "forget_wanted"
 SERVICE_FOLLOW_SHOW: Final = "follow_show"
 SERVICE_UNFOLLOW_SHOW: Final = "unfollow_show"
 SERVICE_CHECK_WANTED: Final = "check_wanted"
+SERVICE_SUBSCRIBE: Final = "subscribe"
+SERVICE_UNSUBSCRIBE: Final = "unsubscribe"
+SERVICE_LIST_SUBSCRIPTIONS: Final = "list_subscriptions"
+SERVICE_PLAY: Final = "play"
 
 # What the search action shows of a result. Never its link: an indexer's API key may be in it (download by
 # index instead).
@@ -145,6 +153,23 @@ FOLLOW_SHOW_SCHEMA: Final = TITLE_SCHEMA.extend(
     }
 )
 ENTRY_SCHEMA: Final = vol.Schema(_ENTRY_ID)
+SUBSCRIBE_SCHEMA: Final = vol.Schema(
+    {
+        **_ENTRY_ID,
+        vol.Exclusive(ATTR_TITLE, "what"): _NON_EMPTY,
+        vol.Exclusive(ATTR_HASH, "what"): _NON_EMPTY,
+        vol.Optional(ATTR_TARGET): cv.entity_id,
+    }
+)
+PLAY_SCHEMA: Final = vol.Schema(
+    {
+        **_ENTRY_ID,
+        vol.Exclusive(ATTR_TITLE, "what"): _NON_EMPTY,
+        vol.Exclusive(ATTR_MEDIA_CONTENT_ID, "what"): _NON_EMPTY,
+        vol.Required(ATTR_ENTITY_ID): cv.entity_id,
+    }
+)
+UNSUBSCRIBE_SCHEMA: Final = TITLE_SCHEMA.extend({vol.Optional(ATTR_SUBSCRIBER): _NON_EMPTY})
 CLEAR_MEMORY_SCHEMA: Final = vol.Schema(
     {**_ENTRY_ID, vol.Optional(ATTR_SCOPE, default="all"): vol.In(CLEAR_SCOPES)}
 )
@@ -367,6 +392,48 @@ async def _async_check_wanted(call: ServiceCall) -> ServiceResponse:
     return {"added": cast("list[Any]", added)}
 
 
+# --- subscriptions -----------------------------------------------------------------------------------------
+
+
+async def _async_subscribe(call: ServiceCall) -> ServiceResponse:
+    """Be told when a title is ready: a title, a download by hash, or (neither) the latest one ("me too")."""
+    operations, requester = await _async_prepare(call)
+    data = call.data
+    subscribed = await operations.subscriptions.async_subscribe(
+        _request(requester, call),
+        title=data.get(ATTR_TITLE),
+        info_hash=data.get(ATTR_HASH),
+        target=data.get(ATTR_TARGET),
+    )
+    return {"title": subscribed.label, "key": subscribed.key, "subscriber": requester.key}
+
+
+async def _async_unsubscribe(call: ServiceCall) -> ServiceResponse:
+    operations, requester = await _async_prepare(call)
+    dropped = operations.subscriptions.unsubscribe(
+        requester, call.data[ATTR_TITLE], subscriber=call.data.get(ATTR_SUBSCRIBER)
+    )
+    return {"unsubscribed": cast("list[Any]", dropped)}
+
+
+async def _async_list_subscriptions(call: ServiceCall) -> ServiceResponse:
+    operations, requester = await _async_prepare(call)
+    return {"subscriptions": cast("list[Any]", operations.subscriptions.list_subscriptions(requester))}
+
+
+async def _async_play(call: ServiceCall) -> ServiceResponse:
+    """Play a title of the library on a media player (none named: the one organised last)."""
+    operations, requester = await _async_prepare(call)
+    data = call.data
+    played = await operations.playing.async_play(
+        _request(requester, call),
+        player=data[ATTR_ENTITY_ID],
+        title=data.get(ATTR_TITLE),
+        media_content_id=data.get(ATTR_MEDIA_CONTENT_ID),
+    )
+    return {"title": played.label, "entity_id": played.entity_id, "media_content_id": played.media_content_id}
+
+
 # --- memory ------------------------------------------------------------------------------------------------
 
 
@@ -386,6 +453,8 @@ _KEPT_CHANGES: Final = frozenset(
         SERVICE_FORGET_WANTED,
         SERVICE_FOLLOW_SHOW,
         SERVICE_UNFOLLOW_SHOW,
+        SERVICE_SUBSCRIBE,
+        SERVICE_UNSUBSCRIBE,
     }
 )
 MAX_RESPONSE_ITEMS: Final = 500  # entries of any list in a response (list_downloads: the newest)
@@ -445,6 +514,10 @@ _SERVICES: Final[tuple[tuple[str, _Handler, vol.Schema | vol.All, SupportsRespon
     (SERVICE_FOLLOW_SHOW, _async_follow_show, FOLLOW_SHOW_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_UNFOLLOW_SHOW, _async_unfollow_show, TITLE_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_CHECK_WANTED, _async_check_wanted, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_SUBSCRIBE, _async_subscribe, SUBSCRIBE_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_UNSUBSCRIBE, _async_unsubscribe, UNSUBSCRIBE_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_LIST_SUBSCRIPTIONS, _async_list_subscriptions, ENTRY_SCHEMA, SupportsResponse.ONLY),
+    (SERVICE_PLAY, _async_play, PLAY_SCHEMA, SupportsResponse.OPTIONAL),
 )
 
 

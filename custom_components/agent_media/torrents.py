@@ -33,13 +33,19 @@ TRACKED_FIELDS: Final = frozenset(
     {
         "added_on",
         "amount_left",
+        "availability",
         "category",
         "content_path",
         "dlspeed",
         "eta",
+        "has_tracker_error",
         "name",
+        "num_complete",
+        "num_seeds",
         "progress",
+        "private",
         "save_path",
+        "seen_complete",
         "size",
         "state",
         "tags",
@@ -56,6 +62,10 @@ PROGRESS_FIELDS: Final = ("amount_left", "progress", "size")
 WAITING_TURN_STATES: Final = frozenset({"queuedDL", "moving", "allocating", *CHECKING_STATES})
 # Not running, or waiting for their turn; the paused ones include those held by a stop condition.
 WAITING_STATES: Final = WAITING_TURN_STATES | PAUSED_STATES
+# A torrent nobody can finish is given up sooner than a slow one: this share of the stalled timeout, at least
+# `UNFINISHABLE_MIN_WAIT` seconds (never longer than the timeout itself).
+UNFINISHABLE_SHARE: Final = 0.25
+UNFINISHABLE_MIN_WAIT: Final = 300.0
 # Characters of a download's name on dashboards: device names make entity ids, and cards cut long names off.
 MAX_LABEL: Final = 40
 _NAME_SEPARATOR = re.compile(r"[\s._-]")
@@ -134,6 +144,29 @@ def is_ours(torrent: Mapping[str, Any], record: Mapping[str, Any] | None) -> boo
 def has_metadata(torrent: Mapping[str, Any]) -> bool:
     """Return whether qBittorrent knows what a torrent holds (a magnet without metadata has size 0)."""
     return numeric(torrent.get("size")) > 0
+
+
+def unfinishable(torrent: Mapping[str, Any]) -> bool:
+    """Return whether nobody can finish a torrent, as the stalled-download cleaners judge it.
+
+    Its file list is known, yet no peer has ever had every piece (`seen_complete` 0 on 4.x, -1 on 5.x) or its
+    tracker fails, and no seed is connected or known to the tracker while the pieces in the swarm add up to
+    less than one copy (`availability` < 1).
+    """
+    if not has_metadata(torrent) or is_complete(torrent):
+        return False
+    never_seen_complete = numeric(torrent.get("seen_complete")) <= 0
+    no_seed = numeric(torrent.get("num_seeds")) <= 0 and numeric(torrent.get("num_complete")) <= 0
+    return (
+        (never_seen_complete or torrent.get("has_tracker_error") is True)
+        and no_seed
+        and numeric(torrent.get("availability")) < 1
+    )
+
+
+def unfinishable_wait(timeout: float) -> float:
+    """Return how long a torrent nobody can finish may go without progress, for a stalled `timeout`."""
+    return min(timeout, max(timeout * UNFINISHABLE_SHARE, UNFINISHABLE_MIN_WAIT))
 
 
 def _short(text: str) -> str:
@@ -358,14 +391,21 @@ class TorrentTracker:
             self.progressed_at[info_hash] = now
 
     def stuck(self, timeout: float, now: float | None = None) -> set[str]:
-        """Return the torrents in progress that gained nothing for `timeout` seconds (queued ones wait)."""
+        """Return the torrents in progress that gained nothing for `timeout` seconds (queued ones wait).
+
+        One that nobody can finish (`unfinishable`) is stuck sooner, after `unfinishable_wait(timeout)`.
+        """
         now = time.monotonic() if now is None else now
-        return {
-            info_hash
-            for info_hash in self.active
-            if now - self.progressed_at.get(info_hash, now) >= timeout
-            and self.torrents[info_hash].get("state") not in WAITING_TURN_STATES
-        }
+        sooner = unfinishable_wait(timeout)
+        stuck = set()
+        for info_hash in self.active:
+            idle = now - self.progressed_at.get(info_hash, now)
+            if idle < sooner:
+                continue
+            torrent = self.torrents[info_hash]
+            if torrent.get("state") not in WAITING_TURN_STATES and (idle >= timeout or unfinishable(torrent)):
+                stuck.add(info_hash)
+        return stuck
 
     def moving(self, stuck: Collection[str]) -> bool:
         """Whether a torrent downloads or is checked, and is not `stuck`: the fast polling is for those only.

@@ -307,6 +307,11 @@ class QBittorrentInstance:
             self._rig_api = RigWebApi(self.url, self.username, self.password)
         return self._rig_api
 
+    def rotate_api_key(self) -> str:
+        """Create (or replace) qBittorrent 5.2+'s Web API key and return it. Blocking: use the executor."""
+        answer = json.loads(self.rig_api()._call("app/rotateAPIKey", {}))
+        return str(answer["apiKey"])
+
     def apply_setup(self) -> None:
         """Set qBittorrent up as `setup` says, and check it took. Blocking: call it in the executor."""
         api = self.rig_api()

@@ -105,6 +105,7 @@ class TMDBServer(LoopbackServer):
         self._imdb_ids: dict[tuple[str, int], str | None] = {}
         self._translations: dict[tuple[str, int], dict[str, str]] = {}
         self._air_dates: dict[int, dict[int, list[date | None]]] = {}  # show → season → episodes' dates
+        self._runtimes: dict[tuple[str, int], int] = {}  # minutes; TMDB says 0 / [] when it has none
         self.image_base_url: str | None = None
         self.images_redirect_to: str | None = None
         self.poster_size: int | None = None
@@ -122,6 +123,7 @@ class TMDBServer(LoopbackServer):
         self.app.router.add_get("/3/search/{kind:movie|tv|multi}", self._search)
         self.app.router.add_get("/3/{kind:movie|tv}/{tmdb_id:\\d+}/external_ids", self._external_ids)
         self.app.router.add_get("/3/find/{external_id}", self._find)
+        self.app.router.add_get("/3/movie/{tmdb_id:\\d+}", self._movie)
         self.app.router.add_get("/3/tv/{tmdb_id:\\d+}", self._show)
         self.app.router.add_get("/3/tv/{tmdb_id:\\d+}/season/{season:\\d+}", self._season)
         self.app.router.add_get("/t/p/{size}/{file}", self._image)
@@ -166,6 +168,10 @@ class TMDBServer(LoopbackServer):
         }
         self._items[media_type].append(item)
         self._imdb_ids[media_type, tmdb_id] = imdb_id
+
+    def set_runtime(self, media_type: str, tmdb_id: int, minutes: int) -> None:
+        """Give a film its running time, or a show its episodes' length (none until set, as TMDB may)."""
+        self._runtimes[media_type, tmdb_id] = minutes
 
     def set_poster_path(self, media_type: str, tmdb_id: int, poster_path: Any) -> None:
         """Give a film or show another ``poster_path`` (any JSON value, as a careless server might)."""
@@ -308,6 +314,15 @@ class TMDBServer(LoopbackServer):
             }
         )
 
+    async def _movie(self, request: web.Request) -> web.StreamResponse:
+        if (refused := await self._guard(request)) is not None:
+            return refused
+        tmdb_id = int(request.match_info["tmdb_id"])
+        item = next((item for item in self._items["movie"] if item["id"] == tmdb_id), None)
+        if item is None:
+            return json_response(NOT_FOUND, status=404)
+        return json_response({**item, "runtime": self._runtimes.get(("movie", tmdb_id), 0)})
+
     async def _show(self, request: web.Request) -> web.StreamResponse:
         if (refused := await self._guard(request)) is not None:
             return refused
@@ -325,7 +340,15 @@ class TMDBServer(LoopbackServer):
             for number, dates in sorted(self._air_dates.get(tmdb_id, {}).items())
         ]
         specials = {"season_number": 0, "episode_count": 1, "air_date": None, "name": "Specials"}
-        return json_response({**item, "seasons": [specials, *seasons], "number_of_seasons": len(seasons)})
+        runtime = self._runtimes.get(("tv", tmdb_id))
+        return json_response(
+            {
+                **item,
+                "seasons": [specials, *seasons],
+                "number_of_seasons": len(seasons),
+                "episode_run_time": [runtime] if runtime else [],
+            }
+        )
 
     async def _season(self, request: web.Request) -> web.StreamResponse:
         if (refused := await self._guard(request)) is not None:

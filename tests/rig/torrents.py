@@ -129,13 +129,20 @@ def release_files(name: str, size: int, *, episodes: int = 0) -> dict[str, int]:
 
 
 def make_release_torrent(
-    name: str, size: int, *, files: dict[str, int] | None = None, episodes: int = 0, private: bool = True
+    name: str,
+    size: int,
+    *,
+    files: dict[str, int] | None = None,
+    episodes: int = 0,
+    private: bool = True,
+    announce: str | None = None,
 ) -> ReleaseTorrent:
     """Return a release's .torrent: ``files`` (default `release_files`) under a folder named ``name``.
 
     Pieces are as small as a power of two allows while the torrent keeps at least `MIN_RELEASE_PIECES` of
     them (so over 1 MB). Piece hashes are random: nothing can complete it. Private, with a tracker URL
-    holding a passkey, like a private tracker's.
+    holding a passkey, like a private tracker's (`announce`, for one qBittorrent will really contact: keep it
+    on loopback).
     """
     layout = files if files is not None else release_files(name, size, episodes=episodes)
     total = sum(layout.values())
@@ -155,7 +162,7 @@ def make_release_torrent(
     passkey = hashlib.md5(name.encode(), usedforsecurity=False).hexdigest()
     torrent = bencode(
         {
-            "announce": f"https://tracker.example.org/announce/{passkey}",
+            "announce": announce or f"https://tracker.example.org/announce/{passkey}",
             "created by": "mktorrent 1.1",
             "creation date": 1_618_568_460,
             "info": info,

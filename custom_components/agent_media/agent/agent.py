@@ -60,7 +60,8 @@ from .prompt import (
     tool_result_message,
     with_context,
 )
-from .tools import INVALID_JSON_ARGUMENTS, AgentMediaAPI, ToolContext, ToolRegistry
+from .tool_base import INVALID_JSON_ARGUMENTS, ToolContext
+from .tools import AgentMediaAPI, ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -73,8 +74,9 @@ if TYPE_CHECKING:
 
     from ..clients.llm import LLMClient
     from ..data import AgentMediaConfigEntry
-    from ..requester import Requester
+    from ..requester import Permission, Requester
     from .local import LocalCommands
+    from .settings import AgentSettings
 
 # Translation keys (strings.json → exceptions) of the spoken explanations.
 LLM_INVALID_AUTH: Final = "agent_llm_invalid_auth"
@@ -229,14 +231,20 @@ class MediaAgent:
     """Runs turns for one config entry."""
 
     def __init__(
-        self, hass: HomeAssistant, entry: AgentMediaConfigEntry, local: LocalCommands | None = None
+        self,
+        hass: HomeAssistant,
+        entry: AgentMediaConfigEntry,
+        local: LocalCommands | None = None,
+        settings: AgentSettings | None = None,
     ) -> None:
         """Prepare the tools; `native_tools` turns off when the server refuses tools.
 
         `local`: the common commands answered without the model (None: every sentence goes to the model).
+        `settings`: the agent's own model and permission profile (None: the entry's model, no limit).
         """
         self.hass = hass
         self.entry = entry
+        self.settings = settings
         self.registry = ToolRegistry(entry)
         self.local = local
         self.native_tools = True
@@ -257,6 +265,8 @@ class MediaAgent:
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
     ) -> TurnResult:
         requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
+        if self.settings is not None:
+            requester = requester.through_profile(self.settings.profile)
         deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
         progress = _TurnProgress()
         # What the answer may quote, read before the turn changes it (news told is marked read).
@@ -345,9 +355,18 @@ class MediaAgent:
             parser = ReplyParser()
             native = self.native_tools
             stream = llm.stream_chat(
-                messages=self._messages(chat_log, context, turn_start, reasoning, native=native, known=known),
-                tools=self.registry.specs() if native else None,
+                messages=self._messages(
+                    chat_log,
+                    context,
+                    turn_start,
+                    reasoning,
+                    native=native,
+                    known=known,
+                    limited_to=requester.limited_to,
+                ),
+                tools=self.registry.specs(requester.limited_to) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
+                model=self.settings.model if self.settings is not None else None,
             )
             try:
                 await self._async_add_reply(
@@ -377,7 +396,7 @@ class MediaAgent:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
-        memory.journal.mark_read(view.shown_event_ids)
+        memory.mark_told(requester.key, view.shown_event_ids)
         return TurnResult(speech)
 
     async def _async_answer_locally(
@@ -495,6 +514,7 @@ class MediaAgent:
         *,
         native: bool,
         known: set[str],
+        limited_to: frozenset[Permission] | None = None,
     ) -> list[dict[str, Any]]:
         """Build the request: system prompt, earlier turns (text only), this turn in full with its context.
 
@@ -504,13 +524,13 @@ class MediaAgent:
         results', and those put around what earlier answers quote.
         """
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
-        tools = list(self.registry.tools.values())
-        json_help = None if native else json_action_prompt(tools, self.registry.specs())
+        tools = self.registry.usable(limited_to)
+        json_help = None if native else json_action_prompt(tools, self.registry.specs(limited_to))
         system = {"role": "system", "content": build_system_prompt(base, json_help)}
         turn = _turn_messages(chat_log.content[turn_start:], reasoning, context, native=native)
         # The budget left by what starts this turn, so it stays the same for every request of the turn.
         fixed = estimate_tokens(system["content"]) + (
-            estimate_tokens(dumps(self.registry.specs())) if native else 0
+            estimate_tokens(dumps(self.registry.specs(limited_to))) if native else 0
         )
         fixed += estimate_tokens(next((str(m["content"]) for m in turn if m["role"] == "user"), ""))
         return [system, *self._history(chat_log, turn_start, known, REQUEST_TOKENS - fixed), *turn]

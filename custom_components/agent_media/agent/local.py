@@ -9,13 +9,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Final
 
 from ..errors import OperationError
-from ..news import NEWS, news_kind
+from ..news import NEWS, news_kind, sentence_key
 from ..operations import SOURCE_CONVERSATION, MediaQuestion, Operations, Request, human_size, media_label
 from ..release import parse_release
 from ..sentences import LocalIntent, LocalMatch, LocalSentences, spoken_quality, spoken_release
 from ..torrents import DownloadState, download_state, is_complete
 from ..untrusted import MAX_TITLE, clip
-from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference, normalize_tool_name
+from .tool_base import normalize_tool_name
+from .tools import AddTorrentByIndex, DownloadMedia, SetPathForFolder, SetPreference
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -35,6 +36,18 @@ _DOWNLOAD_ITEMS: Final = {
 # News told before the answer of whatever is asked next, not only when asked what's new.
 _TOLD_FIRST: Final = frozenset(kind.value for kind, telling in NEWS.items() if telling.told_first)
 WANTED_SPOKEN: Final = 5
+_SUBSCRIPTION_INTENTS: Final = frozenset({LocalIntent.SUBSCRIBE, LocalIntent.UNSUBSCRIBE})
+# Refusals said with the answer of the same name.
+_SAID_AS_IS: Final = frozenset(
+    {
+        "not_wanted",
+        "not_following",
+        "not_subscribed",
+        "nothing_to_subscribe",
+        "not_in_library",
+        "no_such_player",
+    }
+)
 _WANTED_INTENTS: Final = frozenset(
     {
         LocalIntent.WANT,
@@ -44,6 +57,7 @@ _WANTED_INTENTS: Final = frozenset(
         LocalIntent.UNFOLLOW_SHOW,
     }
 )
+_WAITING_OR_PLAYING: Final = _WANTED_INTENTS | _SUBSCRIPTION_INTENTS | {LocalIntent.PLAY_MEDIA}
 
 
 class LocalCommands:
@@ -67,7 +81,9 @@ class LocalCommands:
     ) -> str:
         """Run the command and say how it went (failures included, in words)."""
         answer = await self._async_answer(found, language, requester, conversation_id)
-        if found.intent is not LocalIntent.WHATS_NEW and (news := self._news(language, only=_TOLD_FIRST)):
+        if found.intent is not LocalIntent.WHATS_NEW and (
+            news := self._news(language, requester.key, only=_TOLD_FIRST)
+        ):
             return f"{news} {answer}"
         return answer
 
@@ -94,7 +110,12 @@ class LocalCommands:
                 return self.sentences.error(
                     language, "folder_not_allowed", path=err.placeholders.get("path", "")
                 )
-            if err.translation_key in ("not_wanted", "not_following"):
+            if err.translation_key in (
+                "not_wanted",
+                "not_following",
+                "not_subscribed",
+                "nothing_to_subscribe",
+            ):
                 return say(language, err.translation_key, **err.placeholders)
             if err.translation_key in ("no_torrents_found", "none_usable"):
                 return say(language, "no_results", query=err.placeholders.get("query", ""))
@@ -131,11 +152,11 @@ class LocalCommands:
                 language, "folder_set", folder=self.sentences.folder_label(language, folder), path=path
             )
         if intent is LocalIntent.WHATS_NEW:
-            return self._news(language) or say(language, "nothing_new")
+            return self._news(language, requester.key) or say(language, "nothing_new")
         if intent is LocalIntent.LIST_DOWNLOADS:
             return self._downloads(language, await operations.control.async_list_torrents(requester))
-        if intent in _WANTED_INTENTS:
-            return await self._async_wanted(operations, found, request, language)
+        if intent in _WAITING_OR_PLAYING:
+            return await self._async_waiting_or_playing(operations, found, request, language)
         return await self._async_control(operations, found, language, requester)
 
     async def _async_download_media(
@@ -185,6 +206,32 @@ class LocalCommands:
         stopped = wanted_list.unfollow_show(requester, title)
         return say(language, "unfollowed", title=self.sentences.join(language, stopped))
 
+    async def _async_waiting_or_playing(
+        self, operations: Operations, found: LocalMatch, request: Request, language: str
+    ) -> str:
+        """Answer what people wait for (wanted titles, followed shows, news of a title), or play a title."""
+        if found.intent in _SUBSCRIPTION_INTENTS:
+            return await self._async_subscription(operations, found, request, language)
+        if found.intent is LocalIntent.PLAY_MEDIA:
+            played = await operations.playing.async_play(
+                request, player=str(found.slots["player"]), title=found.slots.get("title")
+            )
+            state = self.hass.states.get(played.entity_id)
+            player = clip(state.name if state is not None else played.entity_id, MAX_TITLE)
+            return self.sentences.response(language, "playing", title=played.label, player=player)
+        return await self._async_wanted(operations, found, request, language)
+
+    async def _async_subscription(
+        self, operations: Operations, found: LocalMatch, request: Request, language: str
+    ) -> str:
+        """Be told when a title is ready ("me too": no title), or no longer."""
+        title, say = found.slots.get("title"), self.sentences.response
+        if found.intent is LocalIntent.SUBSCRIBE:
+            subscribed = await operations.subscriptions.async_subscribe(request, title=title)
+            return say(language, "subscribed", title=subscribed.label)
+        dropped = operations.subscriptions.unsubscribe(request.requester, str(title))
+        return say(language, "unsubscribed", title=self.sentences.join(language, dropped))
+
     def _option_of_quality(
         self, requester: Requester, conversation_id: str | None, quality: str | None
     ) -> int | None:
@@ -212,21 +259,29 @@ class LocalCommands:
         results_said = self.sentences.join(language, items, separator="; ")
         return self.sentences.response(language, "results", query=query, results=results_said)
 
-    def _news(self, language: str, *, only: frozenset[str] | None = None) -> str | None:
-        """Say the unread news (of the kinds in `only`, if given) and mark it read; None if there is none."""
-        journal = self.entry.runtime_data.memory.journal
-        events = [event for event in journal.unread_events() if only is None or event.get("type") in only]
+    def _news(self, language: str, requester_key: str, *, only: frozenset[str] | None = None) -> str | None:
+        """Say the unread news (of the kinds in `only`, if given) and mark it read; None if there is none.
+
+        What the requester subscribed to is told whatever its kind, even once someone else heard it.
+        """
+        memory = self.entry.runtime_data.memory
+        theirs = set(memory.subscriptions.untold(requester_key))
+        events = [
+            event
+            for event in memory.news_for(requester_key)
+            if only is None or event.get("type") in only or event["id"] in theirs
+        ]
         if not events:
             return None
         items = []
         for event in events[:NEWS_SPOKEN]:
             data = event.get("data") or {}
             kind = news_kind(event.get("type"))
-            key = NEWS[kind].sentence_key if kind is not None else "event_completed"
-            what = clip(data.get("title") or data.get("name") or "?", MAX_TITLE)
+            key = sentence_key(kind, data)
+            what = self.sentences.news_name(language, data)
             release = clip(data.get("name") or what, MAX_TITLE)
             items.append(self.sentences.response(language, key, name=what, title=what, release=release))
-        journal.mark_read(event["id"] for event in events)
+        memory.mark_told(requester_key, (event["id"] for event in events))
         return self.sentences.response(language, "news", events=self.sentences.join(language, items))
 
     def _downloads(self, language: str, torrents: list[dict[str, Any]]) -> str:

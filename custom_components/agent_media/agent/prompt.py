@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.util import dt as dt_util
 
-from ..news import NEWS, NewsKind, news_kind
+from ..news import NewsKind, news_kind, prompt_text
 from ..operations import human_size, media_label
 from ..untrusted import MAX_TITLE, clip, data_block, delimit_known
 
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
 
     from ..memory import AgentMediaMemory, JournalEvent
-    from .tools import AgentMediaTool
+    from .tool_base import AgentMediaTool
 
 PROMPT_RESULTS: Final = 5  # the rest: get_torrent_by_index
 PROMPT_DOWNLOADS: Final = 3  # the newest; "what's downloading?" lists them all
@@ -73,7 +73,7 @@ def _event_item(event: JournalEvent) -> dict[str, Any]:
     data = event.get("data") or {}
     kind = news_kind(event.get("type"))
     item: dict[str, Any] = {
-        "news": NEWS[kind].prompt_text if kind is not None else clip(event.get("type", "event"), 40),
+        "news": prompt_text(kind, data) if kind is not None else clip(event.get("type", "event"), 40),
         "what": clip(data.get("title") or data.get("name") or "a download", PROMPT_TITLE_CHARS),
     }
     if data.get("year"):
@@ -130,7 +130,7 @@ def outside_texts(memory: AgentMediaMemory, requester_key: str, conversation_id:
     for record in memory.downloads.records().values():
         names.add(str(record.get("name", "")))
         names.update(_media_names(record.get("media")))
-    for event in memory.journal.unread_events():
+    for event in memory.news_for(requester_key):
         data = event.get("data") or {}
         names.update(str(data[key]) for key in ("title", "name") if data.get(key))
     for item in (*memory.wanted.titles().values(), *memory.wanted.shows().values()):
@@ -167,7 +167,8 @@ def build_memory_view(
         shown = sorted(folders.items())[:PROMPT_FOLDERS]
         lines.append("Folders: " + data_block({name: clip(path, PROMPT_PATH_CHARS) for name, path in shown}))
 
-    lines.extend(_preferences_lines(memory.household.preferences()))
+    household = memory.household
+    lines.extend(_preferences_lines(household.preferences() | household.person_preferences(requester_key)))
 
     media = memory.conversations.media(conversation_id)
     if media and media.get("title"):
@@ -208,7 +209,7 @@ def build_memory_view(
         lines.append(f"Active downloads ({len(downloads)}): " + data_block(names))
 
     view = PromptView(text="")
-    events = memory.journal.unread_events()
+    events = memory.news_for(requester_key)
     if events:
         lines.append("News since the user last asked (tell it first):")
         lines.append(data_block([_event_item(event) for event in events[:PROMPT_EVENTS]]))

@@ -190,13 +190,15 @@ class LLMClient:
         tools: list[dict[str, Any]] | None,
         temperature: float | None,
         extra_body: dict[str, Any] | None = None,
+        model: str | None = None,
     ) -> AsyncIterator[ChatCompletionChunk]:
         """Yield the chunks of one streamed completion; failures raise our errors, never ``openai``'s.
 
         A server that sends nothing usable for `idle_timeout` seconds (keep-alive comments do not count: they
         reset the HTTP client's read time-out, not this one) is given up on. An answer past
         `MAX_LLM_REPLY_CHARS` (text, reasoning and tool calls together), or a tool call whose arguments pass
-        `MAX_LLM_TOOL_ARGUMENTS_CHARS`, is cut off with ResponseTooLargeError.
+        `MAX_LLM_TOOL_ARGUMENTS_CHARS`, is cut off with ResponseTooLargeError. `model`: another model of the
+        same server (an agent's own), else the client's.
         """
         options: dict[str, Any] = {}
         if tools:
@@ -207,7 +209,7 @@ class LLMClient:
             options["extra_body"] = extra_body
         try:
             stream = await self._client.chat.completions.create(
-                model=self.model, messages=cast("Any", messages), stream=True, **options
+                model=model or self.model, messages=cast("Any", messages), stream=True, **options
             )
             async with stream:
                 chunks = aiter(stream)

@@ -160,6 +160,8 @@ def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in prec
 
 _LIBRARY_KNOWS_STOP: Final = hasattr(qbittorrentapi.Client, "torrents_stop")
 _LIBRARY_TAKES_ADAPTER_ARGS: Final = "HTTPADAPTER_ARGS" in inspect.signature(qbittorrentapi.Client).parameters
+# qbittorrent-api 2026.6+ takes qBittorrent 5.2's API key itself; older ones send it as an extra header.
+_LIBRARY_TAKES_API_KEY: Final = "api_key" in inspect.signature(qbittorrentapi.Client).parameters
 _STOP_RENAMED_IN_API: Final = (2, 11)
 _SESSION_COOKIE_PREFIX: Final = "QBT_SID_"  # qBittorrent 5.2+; older ones call it SID
 
@@ -173,9 +175,20 @@ class _LibraryClient(qbittorrentapi.Client):
     """qbittorrent-api's client, with a login that behaves the same on every library version."""
 
     _logging_in = False
+    bearer_only = False  # an API key sent as a header by a library that does not know API keys
 
     def auth_log_in(self, username: str | None = None, password: str | None = None, **kwargs: Any) -> None:
         """Log in; also used by the library's own re-login when a session expires."""
+        if self.bearer_only:
+            # No login with an API key (qBittorrent answers auth/login with 403 then): one request checks it.
+            if self._logging_in:
+                raise qbittorrentapi.Unauthorized401Error("the API key was refused")
+            self._logging_in = True
+            try:
+                self.app_version()
+            finally:
+                self._logging_in = False
+            return
         if self._logging_in:
             # Older libraries answer a 403 to the login itself (a banned address) with another login, forever.
             raise qbittorrentapi.Forbidden403Error("login refused: this address is banned")
@@ -235,13 +248,19 @@ class QBittorrentClient:
         password: str,
         *,
         verify_ssl: bool = True,
+        api_key: str | None = None,
         timeout: float = QBITTORRENT_TIMEOUT,
         max_answer_bytes: int = MAX_QBITTORRENT_ANSWER_BYTES,
     ) -> None:
-        """Remember the connection settings; nothing is contacted until the first call."""
+        """Remember the connection settings; nothing is contacted until the first call.
+
+        With `api_key` (qBittorrent 5.2+) every request carries it (``Authorization: Bearer``): no login, no
+        session, and no ban after wrong passwords; the username and password are then not used.
+        """
         self.url = normalize_url(url)
         self._username = username
         self._password = password
+        self._api_key = api_key or None
         self._verify_ssl = verify_ssl
         self._timeout = timeout
         self._max_answer_bytes = max_answer_bytes
@@ -255,10 +274,16 @@ class QBittorrentClient:
             adapter_args: dict[str, Any] = (
                 {"HTTPADAPTER_ARGS": {"max_retries": 0}} if _LIBRARY_TAKES_ADAPTER_ARGS else {}
             )
-            self._client = _LibraryClient(
+            credentials: dict[str, Any] = {"username": self._username, "password": self._password}
+            if self._api_key is not None:
+                credentials = (
+                    {"api_key": self._api_key}
+                    if _LIBRARY_TAKES_API_KEY
+                    else {"EXTRA_HEADERS": {"Authorization": f"Bearer {self._api_key}"}}
+                )
+            client = _LibraryClient(
                 host=self.url,
-                username=self._username,
-                password=self._password,
+                **credentials,
                 VERIFY_WEBUI_CERTIFICATE=self._verify_ssl,
                 FORCE_SCHEME_FROM_HOST=True,
                 REQUESTS_ARGS={
@@ -269,6 +294,8 @@ class QBittorrentClient:
                 DISABLE_LOGGING_DEBUG_OUTPUT=True,
                 **adapter_args,
             )
+            client.bearer_only = self._api_key is not None and not _LIBRARY_TAKES_API_KEY
+            self._client = client
         return self._client
 
     async def _run[T](self, job: Callable[[qbittorrentapi.Client], T], *, during_login: bool = False) -> T:
@@ -410,6 +437,30 @@ class QBittorrentClient:
         """Return the files of one torrent (empty until a magnet's metadata has arrived)."""
         result = await self._run(lambda client: client.torrents_files(torrent_hash=info_hash.lower()))
         return [dict(item) for item in result]
+
+    async def async_is_private(self, info_hash: str) -> bool | None:
+        """Return whether a torrent is from a private tracker; None when qBittorrent does not list it."""
+
+        def private(client: qbittorrentapi.Client) -> bool | None:
+            found = client.torrents_info(torrent_hashes=info_hash.lower())
+            if not found:
+                return None
+            if isinstance(flag := found[0].get("private"), bool):  # qBittorrent 5.2+
+                return flag
+            return bool(client.torrents_properties(torrent_hash=info_hash.lower()).get("is_private"))
+
+        return await self._run(private)
+
+    async def async_set_file_priority(self, info_hash: str, indexes: Sequence[int], priority: int) -> None:
+        """Set the priority of some files of a torrent (0: not downloaded)."""
+        if not indexes:
+            return
+        wanted = list(indexes)
+        await self._run(
+            lambda client: client.torrents_file_priority(
+                torrent_hash=info_hash.lower(), file_ids=wanted, priority=priority
+            )
+        )
 
     async def async_sync_maindata(self, rid: int = 0) -> dict[str, Any]:
         """Return ``sync/maindata``: a full snapshot for rid 0 or an unknown rid, else the changes since."""

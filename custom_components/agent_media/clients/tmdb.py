@@ -24,6 +24,7 @@ from ..const import (
 from ..untrusted import image_path
 from ._http import (
     DEFAULT_RETRY,
+    NO_RETRY,
     REDIRECT_STATUSES,
     RetryPolicy,
     TTLCache,
@@ -36,11 +37,12 @@ from ._http import (
 from .errors import AgentMediaClientError, InvalidResponseError, RequestRejectedError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
     import aiohttp
 
 SERVICE: Final = "tmdb"
+_MAX_RUNTIME: Final = 1000  # minutes; more is an error in TMDB's data
 MEDIA_TYPES: Final = ("movie", "tv")
 
 _V3_KEY = re.compile(r"^[0-9a-fA-F]{32}$")
@@ -181,6 +183,17 @@ def _parse_item(item: Any, media_type: str | None) -> MediaMatch | None:
     )
 
 
+def _runtime_of(details: Mapping[str, Any]) -> int:
+    """Return the minutes a film (`runtime`) or a show's episode (`episode_run_time`) lasts; 0: not said."""
+    candidates = [details.get("runtime")]
+    if isinstance(episode_run_time := details.get("episode_run_time"), list):
+        candidates += episode_run_time
+    if isinstance(last := details.get("last_episode_to_air"), dict):
+        candidates.append(last.get("runtime"))
+    minutes = [value for value in candidates if isinstance(value, int) and 0 < value < _MAX_RUNTIME]
+    return minutes[0] if minutes else 0
+
+
 def _image_base(configuration: dict[str, Any]) -> str:
     """Return the image base /configuration names ("https://image.tmdb.org/t/p/"), else TMDB's usual one."""
     images = configuration.get("images")
@@ -225,11 +238,14 @@ class TMDBClient:
             ttl=cache_ttl, clock=clock
         )
         self._imdb_ids: TTLCache[tuple[str, int], str] = TTLCache(ttl=cache_ttl, clock=clock)
+        self._runtimes: TTLCache[tuple[str, int], int] = TTLCache(ttl=cache_ttl, clock=clock)  # 0: none
         self._image_base: str | None = None  # asked of /configuration once: it hardly ever changes
         # Where posters may come from: TMDB's image host, or the configured API's own (a mirror serves both).
         self._image_origins = frozenset({_origin(DEFAULT_TMDB_IMAGE_URL), _origin(self._base_url)})
 
-    async def _get(self, path: str, params: dict[str, Any] | None = None) -> dict[str, Any]:
+    async def _get(
+        self, path: str, params: dict[str, Any] | None = None, *, retry: RetryPolicy | None = None
+    ) -> dict[str, Any]:
         query = {**self._auth_params, **{k: str(v) for k, v in (params or {}).items() if v is not None}}
         return await async_request_json(
             self._session,
@@ -238,7 +254,7 @@ class TMDBClient:
             service=SERVICE,
             deadline=deadline_in(self._timeout),
             max_bytes=self._max_bytes,
-            retry=self._retry,
+            retry=self._retry if retry is None else retry,
             params=query,
             headers=self._headers,
         )
@@ -360,6 +376,21 @@ class TMDBClient:
             imdb_id = ids.get("imdb_id")
             cached = imdb_id if isinstance(imdb_id, str) and _IMDB_ID.match(imdb_id) else _NO_IMDB_ID
             self._imdb_ids.put(key, cached)
+        return cached or None
+
+    async def async_runtime(self, media_type: str, tmdb_id: int) -> int | None:
+        """Return a film's running time, or a show's usual episode length, in minutes; None when unknown.
+
+        Asked once (no retry: it only sharpens a check) and remembered like the IMDb ids.
+        """
+        key = (media_type, tmdb_id)
+        if (cached := self._runtimes.get(key)) is None:
+            try:
+                details = await self._get(f"{media_type}/{tmdb_id}", retry=NO_RETRY)
+            except RequestRejectedError:
+                return None  # TMDB does not know it by that id
+            cached = _runtime_of(details)
+            self._runtimes.put(key, cached)
         return cached or None
 
     async def async_seasons(self, tmdb_id: int) -> list[SeasonSummary]:

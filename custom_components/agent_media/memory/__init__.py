@@ -10,6 +10,9 @@
 - `downloads` (operations/adding.py adds, the lifecycle completes): what Agent Media added, with the media
   identity of the result actually added, and the hashes last seen incomplete.
 - `journal`: recent errors and background news with a read flag.
+- `subscriptions` (operations subscribe, the lifecycle tells): who waits to hear that a title is ready, and
+  per requester the news they must still hear at their next turn; stored only while not empty.
+- `library` (the lifecycle adds, the media source and "play" read): the titles organised into the library.
 - `wanted` (operations and the wanted scheduler): titles wanted until an acceptable release appears, each
   with its next check; followed shows with what was fetched of them; releases blocklisted per title.
 
@@ -29,6 +32,7 @@ from .conversations import MAX_CONVERSATIONS, OWNER_KEPT_FOR, ConversationsSecti
 from .downloads import MAX_ACTIVE_DOWNLOADS, DownloadsSection, download_record, replacement_record
 from .household import MAX_FOLDERS, HouseholdSection
 from .journal import MAX_ERRORS, MAX_EVENTS, JournalSection
+from .library import MAX_LIBRARY_TITLES, LibrarySection
 from .records import (
     BlockedRelease,
     Confirmation,
@@ -41,6 +45,7 @@ from .records import (
     JournalError,
     JournalEvent,
     LatestCompleted,
+    LibraryTitle,
     Media,
     Message,
     PendingQuestion,
@@ -48,12 +53,15 @@ from .records import (
     Search,
     SearchResult,
     StoredMemory,
+    Subscriber,
+    Subscription,
     WantedTitle,
     WorkingState,
     clean_media,
     empty_memory,
 )
 from .store import SAVE_DELAY, MemoryNotSavedError, MemoryStore, NewerStoreError
+from .subscriptions import MAX_SUBSCRIBERS, MAX_SUBSCRIPTIONS, SubscriptionsSection, completion_keys, hash_key
 from .wanted import (
     MAX_BLOCKED_PER_TITLE,
     MAX_FOLLOWED,
@@ -74,6 +82,8 @@ from .working import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from homeassistant.core import HomeAssistant
 
 __all__ = [
@@ -87,9 +97,12 @@ __all__ = [
     "MAX_EVENTS",
     "MAX_FOLDERS",
     "MAX_FOLLOWED",
+    "MAX_LIBRARY_TITLES",
     "MAX_PENDING_OPTIONS",
     "MAX_REQUESTERS",
     "MAX_SEARCH_RESULTS",
+    "MAX_SUBSCRIBERS",
+    "MAX_SUBSCRIPTIONS",
     "MAX_WANTED",
     "OWNER_KEPT_FOR",
     "SAVE_DELAY",
@@ -105,6 +118,8 @@ __all__ = [
     "JournalError",
     "JournalEvent",
     "LatestCompleted",
+    "LibrarySection",
+    "LibraryTitle",
     "Media",
     "MemoryNotSavedError",
     "Message",
@@ -114,13 +129,18 @@ __all__ = [
     "Search",
     "SearchResult",
     "StoredMemory",
+    "Subscriber",
+    "Subscription",
+    "SubscriptionsSection",
     "WantedSection",
     "WantedTitle",
     "WorkingState",
     "clean_media",
     "clean_result",
+    "completion_keys",
     "download_record",
     "followed_show",
+    "hash_key",
     "replacement_record",
     "retry_delay",
     "storage_key",
@@ -147,6 +167,8 @@ class AgentMediaMemory:
         self.downloads = DownloadsSection(self._store)
         self.journal = JournalSection(self._store)
         self.wanted = WantedSection(self._store)
+        self.subscriptions = SubscriptionsSection(self._store)
+        self.library = LibrarySection(self._store)
 
     async def async_load(self) -> None:
         """Read and validate the stored memory (nothing stored yet is an empty memory).
@@ -169,6 +191,16 @@ class AgentMediaMemory:
     async def async_remove(self) -> None:
         """Delete the stored memory (the entry is being removed)."""
         await self._store.async_remove()
+
+    def news_for(self, requester_key: str) -> list[JournalEvent]:
+        """Return the news a requester's turn tells: what nobody heard yet, and what they subscribed to."""
+        return self.journal.news_for(self.subscriptions.untold(requester_key))
+
+    def mark_told(self, requester_key: str, event_ids: Iterable[str]) -> None:
+        """Mark news as heard: by the household, and by this requester."""
+        told = list(event_ids)
+        self.journal.mark_read(told)
+        self.subscriptions.mark_told(requester_key, told)
 
     def as_dict(self) -> dict[str, Any]:
         """Return a copy of everything remembered (diagnostics)."""

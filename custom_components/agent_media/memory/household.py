@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 
 MAX_FOLDERS: Final = 32
 MAX_PREFERENCES: Final = 32
+MAX_PEOPLE: Final = 50  # people with preferences of their own
 
 
 class HouseholdSection:
@@ -64,6 +65,23 @@ class HouseholdSection:
         if key not in preferences and len(preferences) >= MAX_PREFERENCES:
             raise ValueError(f"at most {MAX_PREFERENCES} preferences can be stored")
         preferences[key] = value
+        self._store.schedule_save()
+
+    def person_preferences(self, requester_key: str) -> dict[str, PreferenceValue]:
+        """Return a person's own preferences (over the household's)."""
+        return dict(self._data.get("people", {}).get(requester_key, {}))
+
+    def set_person_preference(self, requester_key: str, key: str, value: Any) -> None:
+        """Store one of a person's own preferences. Raises ValueError (too many people, or unstorable)."""
+        check_storable(key)
+        check_storable(value, max_text=200)
+        people = self._data.setdefault("people", {})
+        if requester_key not in people and len(people) >= MAX_PEOPLE:
+            raise ValueError(f"at most {MAX_PEOPLE} people's preferences can be stored")
+        chosen = people.setdefault(requester_key, {})
+        if key not in chosen and len(chosen) >= MAX_PREFERENCES:
+            raise ValueError(f"at most {MAX_PREFERENCES} preferences can be stored")
+        chosen[key] = value
         self._store.schedule_save()
 
     def language(self) -> str | None:

@@ -31,21 +31,35 @@ class JournalSection:
     def _data(self) -> Journal:
         return self._store.data["journal"]
 
-    def add_event(self, event_type: str, data: Mapping[str, Any]) -> None:
-        """Record something that happened while nobody was talking; the next turn tells it."""
+    def add_event(self, event_type: str, data: Mapping[str, Any], *, read: bool = False) -> str:
+        """Record something that happened while nobody was talking; the next turn tells it. Return its id.
+
+        `read`: already told to the household (news for some people only, who keep it as untold).
+        """
         events = self._data["events"]
+        event_id = ulid_now()
         events.append(
-            {"id": ulid_now(), "type": event_type, "data": storable_copy(data), "at": now(), "read": False}
+            {"id": event_id, "type": event_type, "data": storable_copy(data), "at": now(), "read": read}
         )
         # Over the cap, forget read events first, then the oldest unread ones.
         while len(events) > MAX_EVENTS:
             oldest_read = next((event for event in events if event["read"]), None)
             events.remove(oldest_read if oldest_read is not None else events[0])
         self._store.schedule_save()
+        return event_id
 
     def unread_events(self) -> list[JournalEvent]:
         """Return the events not told yet, oldest first."""
         return [copy.deepcopy(event) for event in self._data["events"] if not event["read"]]
+
+    def news_for(self, also: Iterable[str]) -> list[JournalEvent]:
+        """Return the events not told yet, and those of `also` (read or not), oldest first."""
+        chosen = set(also)
+        return [
+            copy.deepcopy(event)
+            for event in self._data["events"]
+            if not event["read"] or event["id"] in chosen
+        ]
 
     def mark_read(self, event_ids: Iterable[str] | None = None) -> None:
         """Mark events as told: the given ones, or all of them."""

@@ -142,6 +142,7 @@ class DownloadDetails(TypedDict, total=False):
     conversation_id: str | None
     replacements: int  # dead releases of its title this one follows
     replacement: Replacement
+    stopped_private: bool  # from a private tracker, dead: stopped and told, never replaced (replacement.py)
 
 
 class DownloadRecord(DownloadDetails):
@@ -204,6 +205,8 @@ class FollowedShow(TypedDict):
     fetched: list[ShowItem]
     # The last episode or pack a check searched when it ran out of searches: the next starts after it.
     resume_after: NotRequired[ShowItem | None]
+    # Everyone who followed it (requester keys): each episode that arrives is told to them, not the household.
+    followers: NotRequired[list[str]]
 
 
 class BlockedRelease(TypedDict):
@@ -214,12 +217,46 @@ class BlockedRelease(TypedDict):
     at: Timestamp
 
 
+class Subscriber(TypedDict):
+    """Someone who asked to be told when a title is ready: their requester key, and where to tell them."""
+
+    requester: str  # "user:<id>", "device:<id>", "system"
+    target: NotRequired[str | None]  # a notify entity they named (a satellite is told on itself)
+    at: Timestamp
+
+
+class Subscription(TypedDict):
+    """A title people wait to hear about (`SubscriptionsSection.subscribe`)."""
+
+    label: str  # as people say it: "Sintel (2010)"
+    media: NotRequired[Media | None]
+    subscribers: list[Subscriber]
+    updated: Timestamp
+
+
+class Subscriptions(TypedDict):
+    """The subscriptions section (stored only when not empty, so a Store without any keeps its shape)."""
+
+    waiting: dict[str, Subscription]  # by subscription key: a title key ("movie:45745") or "hash:<hash>"
+    untold: dict[str, list[str]]  # by requester key: journal events they must still hear at their next turn
+
+
+class LibraryTitle(TypedDict):
+    """A film or show in the library: its identity and its folder (inside the movie or tv_show one)."""
+
+    media: Media
+    folder: str  # the title's folder name ("Sintel (2010)"), inside the library folder of its kind
+    updated: Timestamp
+
+
 class Household(TypedDict):
     """The household's settings: folders (name → absolute path), release preferences, last language."""
 
     folders: dict[str, str]
     preferences: dict[str, PreferenceValue]
     language: str | None
+    # Each person's own release preferences over the household's, by requester key (stored when not empty).
+    people: NotRequired[dict[str, dict[str, PreferenceValue]]]
 
 
 class Downloads(TypedDict):
@@ -254,6 +291,13 @@ class StoredMemory(TypedDict):
     downloads: Downloads
     journal: Journal
     wanted: Wanted
+    subscriptions: NotRequired[Subscriptions]
+    library: NotRequired[dict[str, LibraryTitle]]  # by title key; stored only when not empty
+
+
+def empty_subscriptions() -> Subscriptions:
+    """Return a subscriptions section with nothing in it."""
+    return {"waiting": {}, "untold": {}}
 
 
 def empty_memory() -> StoredMemory:

@@ -35,8 +35,10 @@ from .records import (
     JournalError,
     JournalEvent,
     LatestCompleted,
+    LibraryTitle,
     PreferenceValue,
     StoredMemory,
+    Subscription,
     WantedTitle,
     WorkingState,
     empty_memory,
@@ -60,6 +62,9 @@ _EVENT: Final = vol.Schema(schema_of(JournalEvent))
 _WANTED: Final = vol.Schema(schema_of(WantedTitle))
 _FOLLOWED: Final = vol.Schema(schema_of(FollowedShow))
 _BLOCKED: Final = vol.Schema(schema_of(list[BlockedRelease]))
+_SUBSCRIPTION: Final = vol.Schema(schema_of(Subscription))
+_UNTOLD: Final = vol.Schema(schema_of(list[str]))
+_LIBRARY_TITLE: Final = vol.Schema(schema_of(LibraryTitle))
 
 
 class NewerStoreError(HomeAssistantError):
@@ -142,6 +147,17 @@ def validated(data: Any) -> tuple[StoredMemory, list[str]]:
         for key, value in (preferences.items() if isinstance(preferences, dict) else ())
         if isinstance(key, str) and _valid(_PREFERENCE, value, f"preferences.{key[:40]}", dropped) is not None
     }
+    if isinstance(people := household.get("people"), dict):
+        result["household"]["people"] = {
+            person: {
+                key: value
+                for key, value in chosen.items()
+                if isinstance(key, str)
+                and _valid(_PREFERENCE, value, f"people.{key[:40]}", dropped) is not None
+            }
+            for person, chosen in people.items()
+            if isinstance(person, str) and isinstance(chosen, dict)
+        }
     language = household.get("language")
     result["household"]["language"] = (
         language if isinstance(language, str) and len(language) <= MAX_LANGUAGE else None
@@ -165,6 +181,13 @@ def validated(data: Any) -> tuple[StoredMemory, list[str]]:
     result["wanted"]["titles"] = _valid_map(wanted.get("titles"), _WANTED, "wanted", dropped)
     result["wanted"]["shows"] = _valid_map(wanted.get("shows"), _FOLLOWED, "followed", dropped)
     result["wanted"]["blocked"] = _valid_map(wanted.get("blocked"), _BLOCKED, "blocked", dropped)
+    if isinstance(subscriptions := data.get("subscriptions"), dict):  # absent: nobody subscribed yet
+        result["subscriptions"] = {
+            "waiting": _valid_map(subscriptions.get("waiting"), _SUBSCRIPTION, "subscriptions", dropped),
+            "untold": _valid_map(subscriptions.get("untold"), _UNTOLD, "untold", dropped),
+        }
+    if isinstance(library := data.get("library"), dict):  # absent: nothing organised since it was added
+        result["library"] = _valid_map(library, _LIBRARY_TITLE, "library", dropped)
     return result, dropped
 
 
@@ -311,7 +334,15 @@ class MemoryStore:
     def _data_to_save(self) -> StoredMemory:
         # The Store serialises in the executor; hand it a copy the event loop will not mutate meanwhile.
         self._save_pending = False
-        return copy.deepcopy(self.data)
+        data = copy.deepcopy(self.data)
+        subscriptions = data.get("subscriptions")
+        if subscriptions is not None and not subscriptions["waiting"] and not subscriptions["untold"]:
+            del data["subscriptions"]  # written only while it holds something: older Stores keep their shape
+        if not data.get("library", True):
+            del data["library"]
+        if not data["household"].get("people", True):
+            del data["household"]["people"]
+        return data
 
     @callback
     def _written(self, error: Exception | None) -> None:

@@ -29,6 +29,7 @@ MAX_FOLLOWED: Final = 50
 MAX_FETCHED: Final = 500  # episodes and season packs remembered per followed show
 MAX_BLOCKED_TITLES: Final = 200
 MAX_BLOCKED_PER_TITLE: Final = 20
+MAX_FOLLOWERS: Final = 20  # per show
 
 
 def title_key(media: Mapping[str, Any], season: int | None = None, episode: int | None = None) -> str:
@@ -119,7 +120,26 @@ def followed_show(
             "fetched": previous["fetched"] if previous else [],
         }
     )
+    followers = _followers(previous, requester_key)
+    if followers != ([requester_key] if requester_key else []):  # one follower: the requester says it
+        record["followers"] = followers
     return record
+
+
+def _followers(previous: FollowedShow | None, requester_key: str | None) -> list[str]:
+    """Return who follows a show once this requester (re)followed it: earlier followers first."""
+    followers = list(followers_of(previous)) if previous else []
+    if requester_key and requester_key not in followers:
+        followers.append(requester_key)
+    return followers[-MAX_FOLLOWERS:]
+
+
+def followers_of(record: FollowedShow) -> list[str]:
+    """Return who follows a show (a show followed before followers were kept: who followed it)."""
+    if "followers" in record:
+        return list(record["followers"])
+    requester = record.get("requester")
+    return [requester] if requester else []
 
 
 def blocked_release(info_hash: str | None, name: str) -> BlockedRelease:
@@ -275,6 +295,11 @@ class WantedSection:
                 record["next_check"] = when.isoformat()
             record["resume_after"] = resume_after
             self._store.schedule_save()
+
+    def followers(self, key: str) -> list[str]:
+        """Return who follows the show of this key (none: it is not followed)."""
+        record = self._data["shows"].get(key)
+        return followers_of(record) if record is not None else []
 
     def unfollow(self, key: str) -> FollowedShow | None:
         """Stop following a show; return its record."""

@@ -6,7 +6,7 @@ permissions and error codes live here: an operation either does all it was asked
 `OperationError` having changed nothing.
 
 Its parts, one concern each (docs/architecture.md): `finding`, `acquiring`, `adder`, `control`, `settings`,
-`wanted`.
+`wanted`, `subscriptions`, `playing`.
 """
 
 from __future__ import annotations
@@ -29,7 +29,9 @@ from .control import TorrentControl
 from .describe import human_size, media_label, strict_index
 from .finding import Finding, TorrentSearch
 from .folders import real_folder_path
+from .playing import MEDIA_SOURCE_PREFIX, LibraryFile, Played, Playing, media_source_id
 from .settings import DOWNLOAD_FOLDER, Settings
+from .subscriptions import Subscribed, SubscriptionOperations
 from .wanted import WantedOperations, WantOutcome
 
 if TYPE_CHECKING:
@@ -37,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DOWNLOAD_FOLDER",
+    "MEDIA_SOURCE_PREFIX",
     "NO_RELEASE_BLOCKED",
     "NO_RELEASE_NOT_FOUND",
     "NO_RELEASE_NO_ACCEPTABLE",
@@ -44,16 +47,20 @@ __all__ = [
     "SOURCE_SERVICE",
     "AddedDownload",
     "Collaborators",
+    "LibraryFile",
     "MediaDownload",
     "MediaQuestion",
     "NoRelease",
     "OperationOptions",
     "Operations",
+    "Played",
     "Request",
+    "Subscribed",
     "TorrentSearch",
     "WantOutcome",
     "human_size",
     "media_label",
+    "media_source_id",
     "real_folder_path",
     "strict_index",
 ]
@@ -75,6 +82,8 @@ class Operations:
         self.wanted = WantedOperations(
             collaborators, settings=self.settings, finding=self.finding, acquiring=self.acquiring
         )
+        self.subscriptions = SubscriptionOperations(collaborators, finding=self.finding)
+        self.playing = Playing(collaborators)
 
     def require(self, requester: Requester, permission: Permission) -> None:
         """Raise not_allowed unless the policy lets the requester do this (surfaces check before acting)."""

@@ -15,9 +15,12 @@ condition "metadata received": it fetches the file list and stops before any dat
 never fetch it). The turn does not wait for a magnet's metadata: unless qBittorrent already has its file
 list, the download is recorded as waiting and a background task finishes the check when the list arrives,
 so the answer comes at once. A torrent holding programs, scripts or shortcuts is removed and refused
-(`DangerousTorrentError` in the turn; from the background, news told at the next turn), a clean one is
-started. Until then (and if Home Assistant restarts meanwhile) the torrent stays stopped (paused, or by its
-stop condition), so nothing unchecked ever downloads.
+(`DangerousTorrentError` in the turn; from the background, news told at the next turn), so is one that is
+not what it claims (`safety.judge_contents`: `RefusedContentsError`, news `download_refused_fake`); a clean
+one has its samples, descriptions and extras set to priority 0 (never all its files), then is started. Until
+then (and if Home Assistant restarts meanwhile) the torrent stays stopped (paused, or by its stop condition),
+so nothing unchecked ever downloads. qBittorrent 5.2's `torrents/fetchMetadata` (a magnet's files without
+adding it) is not used: on qBittorrent 5.3.0 a magnet added after it was asked for sometimes never appeared.
 """
 
 from __future__ import annotations
@@ -44,11 +47,12 @@ from ..clients.bittorrent import (
 from ..clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
 from ..clients.qbittorrent import AddedTorrent
 from ..const import DOMAIN, EVENT_DOWNLOAD_ADDED, LOGGER, SEARCH_TIMEOUT, SIGNAL_DOWNLOAD_ADDED
-from ..errors import SAFETY_SERVICE, DangerousTorrentError
+from ..errors import SAFETY_SERVICE, DangerousTorrentError, RefusedContentsError
 from ..memory import download_record
 from ..news import NewsKind, added_payload, async_fire_download_event, async_tell
-from ..safety import dangerous_files
-from ..torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours
+from ..release import parse_release
+from ..safety import TorrentEntry, dangerous_files, judge_contents
+from ..torrents import SAFETY_EXISTING, TORRENT_TAG, is_tagged_ours, numeric
 from ..untrusted import MAX_NAME, clip
 from .base import SOURCE_CONVERSATION, SOURCE_SERVICE, OperationsPart
 
@@ -145,8 +149,46 @@ def _refuse_dangerous_file_list(torrent: TorrentFile) -> None:
         raise DangerousTorrentError(torrent.name, found)
 
 
+def _resolution(name: str) -> int | None:
+    """Return the height a release name gives ("1080p" → 1080), or None."""
+    resolution = parse_release(name).resolution
+    digits = (resolution or "").rstrip("p")
+    return int(digits) if digits.isdigit() else None
+
+
+def _refuse_or_skip(name: str, files: list[dict[str, Any]], media: Mapping[str, Any] | None) -> list[int]:
+    """Raise DangerousTorrentError or RefusedContentsError for a bad file list; else return the files to skip.
+
+    `files` as qBittorrent lists them (`torrents/files`); `media` the identity the torrent was added for.
+    """
+    if found := dangerous_files(str(item.get("name") or "") for item in files):
+        raise DangerousTorrentError(name, found)
+    media = media or {}
+    runtime = media.get("runtime")
+    judgement = judge_contents(
+        (
+            TorrentEntry(
+                int(numeric(item.get("index", position))),
+                str(item.get("name") or ""),
+                int(numeric(item.get("size"))),
+            )
+            for position, item in enumerate(files)
+        ),
+        media_type=str(media.get("media_type") or "") or None,
+        runtime_minutes=runtime if isinstance(runtime, int) else None,
+        resolution=_resolution(name),
+    )
+    if judgement.refusal is not None:
+        raise RefusedContentsError(name, judgement.refusal, clip(judgement.detail, MAX_NAME * 2))
+    return list(judgement.skipped)
+
+
 async def _async_add_checked(
-    qbittorrent: QBittorrentClient, link: str | None, torrent: TorrentFile | None, save_path: str | None
+    qbittorrent: QBittorrentClient,
+    link: str | None,
+    torrent: TorrentFile | None,
+    save_path: str | None,
+    media: Mapping[str, Any] | None,
 ) -> tuple[AddedTorrent, str]:
     """Add without downloading, check the file list when it comes in time, start; return the safety state."""
     existing = await _async_existing(qbittorrent, link, torrent)
@@ -166,7 +208,7 @@ async def _async_add_checked(
         return added, SAFETY_EXISTING
     if (files := await _async_wait_for_files(qbittorrent, added.info_hash, wait)) is None:
         return added, SAFETY_WAITING
-    await _async_check_and_start(qbittorrent, added, files)  # raises DangerousTorrentError
+    await _async_check_and_start(qbittorrent, added, files, media)  # raises on a refusal
     return added, SAFETY_CHECKED
 
 
@@ -204,14 +246,23 @@ async def _async_wait_for_files(
 
 
 async def _async_check_and_start(
-    qbittorrent: QBittorrentClient, added: AddedTorrent, files: list[dict[str, Any]]
+    qbittorrent: QBittorrentClient,
+    added: AddedTorrent,
+    files: list[dict[str, Any]],
+    media: Mapping[str, Any] | None,
 ) -> None:
-    """Remove a torrent holding dangerous files (raising DangerousTorrentError), else start it."""
-    if found := dangerous_files(str(item.get("name") or "") for item in files):
+    """Remove a refused torrent (raising DangerousTorrentError or RefusedContentsError), else start it.
+
+    Its samples, descriptions and extras are left out (file priority 0) before it starts.
+    """
+    try:
+        skipped = _refuse_or_skip(added.name, files, media)
+    except RequestRejectedError as err:
         # Nothing was downloaded (paused, or stopped at metadata): the files on disk, if any, are not ours.
         await qbittorrent.async_remove([added.info_hash], delete_files=False)
-        LOGGER.warning("Refused %s (%s): it holds %s", added.name, added.info_hash, ", ".join(found[:10]))
-        raise DangerousTorrentError(added.name, found)
+        LOGGER.warning("Refused %s (%s): %s", clip(added.name, MAX_NAME), added.info_hash, err.detail)
+        raise
+    await qbittorrent.async_set_file_priority(added.info_hash, skipped, 0)
     await qbittorrent.async_resume([added.info_hash])
 
 
@@ -251,7 +302,8 @@ class DownloadAdder(OperationsPart):
         torrent = await async_read_torrent(hass, torrent_file) if torrent_file is not None else None
         if torrent is not None:
             _refuse_dangerous_file_list(torrent)  # a .torrent lists its files: no need to add it first
-        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path)
+        checked_as = await self._async_with_runtime(media)
+        added, safety = await _async_add_checked(qbittorrent, magnet or url, torrent, save_path, checked_as)
         if save_path is None:
             save_path = await _async_default_save_path(qbittorrent, added.info_hash)
 
@@ -274,6 +326,19 @@ class DownloadAdder(OperationsPart):
         if safety == SAFETY_WAITING:
             self._start_safety_check(added)
         return added
+
+    async def _async_with_runtime(self, media: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+        """Return the media with its running time from TMDB, for the contents check (best effort)."""
+        if not media or not isinstance(tmdb_id := media.get("tmdb_id"), int):
+            return media
+        media_type = media.get("media_type")
+        if media_type not in ("movie", "tv"):
+            return media
+        try:
+            runtime = await self.collaborators.tmdb.async_runtime(str(media_type), tmdb_id)
+        except AgentMediaClientError:
+            return media  # TMDB away: the video's size is not judged
+        return {**media, "runtime": runtime} if runtime else media
 
     @callback
     def adopt_interrupted_add(self, info_hash: str, name: str) -> None:
@@ -314,13 +379,14 @@ class DownloadAdder(OperationsPart):
             await asyncio.sleep(delay)
             early = time.monotonic() - started < METADATA_WATCH_EARLY
             delay = min(delay * 2, METADATA_WATCH_EARLY_POLL if early else METADATA_WATCH_MAX_POLL)
-            if memory.downloads.get(added.info_hash) is None:
+            if (record := memory.downloads.get(added.info_hash)) is None:
                 return
             try:
                 files = await qbittorrent.async_files(added.info_hash)
                 if not files:
                     continue
-                await _async_check_and_start(qbittorrent, added, files)
+                media = await self._async_with_runtime(record.get("media"))
+                await _async_check_and_start(qbittorrent, added, files, media)
             except DangerousTorrentError as err:
                 memory.downloads.pop(added.info_hash)
                 async_tell(
@@ -332,6 +398,20 @@ class DownloadAdder(OperationsPart):
                         "hash": added.info_hash,
                         "name": clip(added.name, MAX_NAME),
                         "dangerous_files": [clip(path, 120) for path in err.files[:10]],
+                    },
+                )
+                return
+            except RefusedContentsError as err:
+                memory.downloads.pop(added.info_hash)
+                async_tell(
+                    self.hass,
+                    self.collaborators.entry_id,
+                    memory.journal,
+                    NewsKind.REFUSED_FAKE,
+                    {
+                        "hash": added.info_hash,
+                        "name": clip(added.name, MAX_NAME),
+                        "reason": err.refusal.value,
                     },
                 )
                 return

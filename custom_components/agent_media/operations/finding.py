@@ -188,7 +188,9 @@ class Finding(OperationsPart):
                 media_type=media_type or ("tv" if parsed_query.seasons else "movie"),
                 season=parsed_query.seasons[0] if parsed_query.seasons else None,
                 episode=parsed_query.episodes[0] if parsed_query.episodes else None,
-                preferences=self.settings.ranking_preferences(resolution=parsed_query.resolution),
+                preferences=self.settings.ranking_preferences(
+                    resolution=parsed_query.resolution, requester_key=request.requester.key
+                ),
             )
         )
         if not ranked:
@@ -241,8 +243,12 @@ class Finding(OperationsPart):
         season: int | None,
         episode: int | None,
         resolution: str | None = None,
+        requester_key: str | None = None,
     ) -> tuple[list[RankedRelease], list[Rejection]]:
-        """Rank the releases found for a known film or show, off the event loop (tens of ms a hundred)."""
+        """Rank the releases found for a known film or show, off the event loop (tens of ms a hundred).
+
+        With the preferences of whoever asked (`requester_key`: a person's own over the household's).
+        """
         return await self.hass.async_add_executor_job(
             partial(
                 rank_releases,
@@ -252,7 +258,9 @@ class Finding(OperationsPart):
                 media_type=media.get("media_type") or "movie",
                 season=season,
                 episode=episode,
-                preferences=self.settings.ranking_preferences(resolution=resolution),
+                preferences=self.settings.ranking_preferences(
+                    resolution=resolution, requester_key=requester_key
+                ),
                 alternative_titles=tuple(filter(None, (media.get("original_title"),))),
             )
         )

@@ -24,7 +24,7 @@ from ..const import (
 from ..errors import ErrorCode, OperationError
 from ..memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS
 from ..ranking import RankingPreferences, normalize_resolution
-from ..requester import Permission
+from ..requester import Permission, RequesterKind
 from ..untrusted import UnstorableValueError, check_storable
 from .base import OperationsPart
 from .describe import human_size
@@ -85,16 +85,22 @@ def _preference_changes(
 class Settings(OperationsPart):
     """Folders, release preferences and clearing memory."""
 
-    def ranking_preferences(self, *, resolution: str | None = None) -> RankingPreferences:
-        """Return the release preferences: the household's (set by voice) over the entry's options.
+    def ranking_preferences(
+        self, *, resolution: str | None = None, requester_key: str | None = None
+    ) -> RankingPreferences:
+        """Return the release preferences: a person's own, over the household's (by voice), over the options.
 
-        `resolution` (asked for in this request) overrides both. "any" (or a size of 0) means no preference.
+        `resolution` (asked for in this request) overrides all. "any" (or a size of 0) means no preference.
         """
-        stored = self.memory.household.preferences()
-        options = self.collaborators.options.preferences
+        household = self.memory.household
+        layers = (
+            household.person_preferences(requester_key) if requester_key else {},
+            household.preferences(),
+            self.collaborators.options.preferences,
+        )
 
         def pick(key: str, default: Any = None) -> Any:
-            return stored[key] if key in stored else options.get(key, default)
+            return next((layer[key] for layer in layers if key in layer), default)
 
         chosen = resolution or pick(CONF_PREFERRED_RESOLUTION, DEFAULT_PREFERRED_RESOLUTION)
         try:
@@ -118,16 +124,25 @@ class Settings(OperationsPart):
         max_size_gb: float | None = None,
         languages: str | None = None,
     ) -> dict[str, Any]:
-        """Store the household's lasting release preferences; return every preference now in force."""
-        self.require(requester, Permission.CHANGE_SETTINGS)
+        """Store lasting release preferences; return every preference now in force for the requester.
+
+        A person's are their own (anyone may set their own); a satellite's or an automation's are the
+        household's (the settings permission).
+        """
+        personal = requester.kind is RequesterKind.USER
+        self.require(requester, Permission.READ if personal else Permission.CHANGE_SETTINGS)
         changes = _preference_changes(resolution, codec, max_size_gb, languages)
+        household = self.memory.household
         try:
             check_storable(changes, max_text=100)
             for key, value in changes.items():
-                self.memory.household.set_preference(key, value)
-        except UnstorableValueError as err:
+                if personal:
+                    household.set_person_preference(requester.key, key, value)
+                else:
+                    household.set_preference(key, value)
+        except ValueError as err:  # unstorable, or too many
             raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
-        return describe_preferences(self.ranking_preferences())
+        return describe_preferences(self.ranking_preferences(requester_key=requester.key))
 
     async def async_set_folder(self, requester: Requester, folder_name: str, path: str) -> tuple[str, str]:
         """Check a folder name and path (file checks in the executor) and save them; return them as saved."""

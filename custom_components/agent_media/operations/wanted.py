@@ -51,7 +51,7 @@ def current_season(seasons: list[SeasonSummary], today: date) -> int:
     return seasons[0].number if seasons else 1
 
 
-def _named(words: str, media_by_key: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def named_keys(words: str, media_by_key: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """Return the keys a person's words name: the key itself, or every title holding all the words."""
     if words in media_by_key:
         return [words]
@@ -170,7 +170,7 @@ class WantedOperations(OperationsPart):
         """Take off the list every wanted title its key or all its words name; return their names."""
         self.require(requester, Permission.ADD)
         wanted = self.memory.wanted
-        keys = _named(title, {key: record["media"] for key, record in wanted.titles().items()})
+        keys = named_keys(title, {key: record["media"] for key, record in wanted.titles().items()})
         if not keys:
             raise OperationError(ErrorCode.NOT_FOUND, "not_wanted", title=title)
         return [
@@ -208,7 +208,7 @@ class WantedOperations(OperationsPart):
         """Stop following every show its key or all its words name; return their names."""
         self.require(requester, Permission.ADD)
         wanted = self.memory.wanted
-        keys = _named(title, {key: record["media"] for key, record in wanted.shows().items()})
+        keys = named_keys(title, {key: record["media"] for key, record in wanted.shows().items()})
         if not keys:
             raise OperationError(ErrorCode.NOT_FOUND, "not_following", title=title)
         return [media_label(record["media"]) for key in keys if (record := wanted.unfollow(key)) is not None]

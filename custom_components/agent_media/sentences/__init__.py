@@ -32,7 +32,7 @@ from .matcher import (
 
 if TYPE_CHECKING:
     import asyncio
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Mapping
 
     from homeassistant.core import HomeAssistant
 
@@ -136,6 +136,14 @@ class LocalSentences:
         """
         answers = self.answers[self.language_of(language)]
         return answers.answers[key].format_map(_clipped(placeholders))
+
+    def news_name(self, language: str, data: Mapping[str, Any]) -> str:
+        """Return how news names what it is about: its title, an episode as people say it, or the release."""
+        what = str(data.get("title") or data.get("name") or "?")
+        season, episode = data.get("season"), data.get("episode")
+        if data.get("title") and isinstance(season, int) and isinstance(episode, int):
+            return self.response(language, "episode_name", title=what, season=season, episode=episode)
+        return clip(what, MAX_SPOKEN_TITLE)
 
     def error(self, language: str, code: str, **placeholders: Any) -> str:
         """Return the answer for a tool error code ("not_found", "path_not_found" takes `path`, …)."""

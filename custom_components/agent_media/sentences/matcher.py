@@ -33,7 +33,7 @@ MAX_SLOT_CHARS: Final = 200
 # Ordinals are spelled out up to the most results a search keeps ("the fiftieth").
 MAX_ORDINAL: Final = 50
 
-_WILDCARD_SLOTS: Final = frozenset({"title", "name", "path"})
+_WILDCARD_SLOTS: Final = frozenset({"title", "name", "path", "player"})
 _INT_SLOTS: Final = frozenset({"index", "season", "episode", "year"})
 # List names that fill another slot: {ordinal} is an index, {folder_content} ("movies") a folder.
 _SLOT_OF_LIST: Final = {"ordinal": "index", "folder_content": "folder"}
@@ -65,6 +65,9 @@ class LocalIntent(StrEnum):
     FORGET_WANTED = "forget_wanted"
     FOLLOW_SHOW = "follow_show"
     UNFOLLOW_SHOW = "unfollow_show"
+    SUBSCRIBE = "subscribe"
+    UNSUBSCRIBE = "unsubscribe"
+    PLAY_MEDIA = "play_media"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,8 +75,9 @@ class LocalMatch:
     """A sentence understood without the model.
 
     Slots, only those the sentence gave: `index`, `season`, `episode`, `year` (int); `title`, `name`,
-    `path` (text as said; a path is absolute); `quality` ("2160p", "1080p", "720p"); `folder`
-    ("download", "movie", "tv_show", "torrent"); `media_type` ("movie", "tv"); `all` (True).
+    `path` (text as said; a path is absolute), `player` (a media player's name as said); `quality` ("2160p",
+    "1080p", "720p"); `folder` ("download", "movie", "tv_show", "torrent"); `media_type` ("movie", "tv");
+    `all` (True).
     """
 
     intent: LocalIntent
