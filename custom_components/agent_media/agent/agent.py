@@ -102,6 +102,7 @@ MAX_ANSWER_FORMS: Final = 200
 # A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
 # tools and the turn's first message leave (besides the `max_history_messages` option).
 REQUEST_TOKENS: Final = 1_300
+HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns keep however big the rest is: the last turn
 
 
 @dataclass(slots=True)
@@ -533,7 +534,8 @@ class MediaAgent:
             estimate_tokens(dumps(self.registry.specs(limited_to))) if native else 0
         )
         fixed += estimate_tokens(next((str(m["content"]) for m in turn if m["role"] == "user"), ""))
-        return [system, *self._history(chat_log, turn_start, known, REQUEST_TOKENS - fixed), *turn]
+        budget = max(REQUEST_TOKENS - fixed, HISTORY_FLOOR)
+        return [system, *self._history(chat_log, turn_start, known, budget), *turn]
 
     def _history(
         self, chat_log: ChatLog, turn_start: int, known: set[str], max_tokens: int
