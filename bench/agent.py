@@ -299,7 +299,7 @@ REALISTIC_ANSWER = (
 
 
 async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) -> None:
-    """System prompt + tools after 0, 10 and 200 realistic turns of one conversation, with 50 stored results.
+    """System prompt + tools after 0, 10, 199 and 200 realistic turns of one conversation, 50 stored results.
 
     In DeepSeek's and Qwen's tokens: the system prompt and the tool schemas (as JSON); the whole request as
     Qwen's chat template renders it (`local_model.render`: the template's own markup included).
@@ -316,7 +316,7 @@ async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
     memory.working.store_search(SYSTEM_KEY, "Sintel 2010", results, None)
     conversation_id = "bench-prompt"
     done = 0
-    for target in (0, 10, 200):
+    for target in (0, 10, 199, 200):
         while done < target:
             await rig.queue(text(REALISTIC_ANSWER.format(n=done)))
             await converse(hass, REALISTIC_QUESTION.format(n=done), conversation_id)

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from custom_components.agent_media.agent.tools import ToolContext, ToolRegistry
+from custom_components.agent_media.agent.tools import SetPreference, ToolContext, ToolRegistry
 from custom_components.agent_media.const import CONF_ALLOW_NON_ADMIN_SETTINGS
 from custom_components.agent_media.requester import async_resolve_requester
 from homeassistant.core import Context
@@ -183,3 +183,17 @@ async def test_option_lets_non_admins_change_folders(
     )
     assert result["status"] == "ok"
     assert await hass.config_entries.async_unload(config_entry.entry_id)
+
+
+def test_schemas_say_only_what_the_model_needs() -> None:
+    """Aliases are accepted but not listed; a tool's only argument is not marked required (nothing to say)."""
+    specs = {spec["function"]["name"]: spec["function"] for spec in ToolRegistry(None).specs()}  # type: ignore[arg-type]
+    preference = specs["set_preference"]["parameters"]["properties"]
+    assert list(preference["resolution"]["enum"]) == ["any", "2160p", "1080p", "720p", "480p"]
+    assert list(preference["codec"]["enum"]) == ["any", "x265", "x264", "av1"]
+    assert SetPreference.parameters({"resolution": "4K", "codec": "HEVC"}) == {
+        "resolution": "2160p",
+        "codec": "x265",
+    }
+    assert "required" not in specs["find_torrents"]["parameters"]
+    assert specs["list_folder"]["parameters"]["required"] == ["folder_name"]

@@ -15,7 +15,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.agent_media.agent.agent import clip_history
-from custom_components.agent_media.agent.prompt import build_system_prompt
+from custom_components.agent_media.agent.prompt import build_system_prompt, estimate_tokens
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED, SUBENTRY_CONVERSATION
 from homeassistant.components import conversation
 from homeassistant.core import Context
@@ -153,7 +153,7 @@ async def test_flow_1_search_then_pick(
     assert second.conversation_id != result.conversation_id
     assert speech(second) == "Downloading the second one."
     # The prompt showed the numbered results.
-    assert f'{{"n":2,"release":"{stored[1]["title"]}"' in turn_context(llm_server.requests[2])
+    assert f'[2,"{stored[1]["title"]}"' in turn_context(llm_server.requests[2])  # row 2 of the last search
 
     added = tool_results(llm_server.requests[3])[0]
     assert added["status"] == "ok"
@@ -553,6 +553,12 @@ def test_the_history_moves_on_in_steps() -> None:
     assert 0 < sum(len(message["content"]) for message in clipped) <= 4_000
     assert clipped[0]["role"] == "user"
     assert clip_history(turns(3), 0, 1_000) == []
+    # A budget for four of these turns: the start moves by half of that (two turns), never below two turns.
+    small = [clip_history(turns(count), 10, 130) for count in range(5, 16)]
+    assert all(4 <= len(clipped) <= 8 and clipped[0]["role"] == "user" for clipped in small)
+    assert all(sum(estimate_tokens(message["content"]) for message in clipped) <= 130 for clipped in small)
+    starts = [clipped[0]["content"] for clipped in small]
+    assert len(set(starts)) < len(starts)
 
 
 @pytest.mark.parametrize(

@@ -99,8 +99,10 @@ _JSON_START: Final = ("{", "`")
 MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 # Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
 MAX_ANSWER_FORMS: Final = 200
-# Earlier turns sent with a request, in estimated tokens, besides the `max_history_messages` option.
-HISTORY_TOKENS: Final = 450
+# A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
+# tools and the turn's first message leave (besides the `max_history_messages` option).
+REQUEST_TOKENS: Final = 1_300
+HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns keep however big the rest is: the last turn
 
 
 @dataclass(slots=True)
@@ -525,12 +527,19 @@ class MediaAgent:
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
         tools = self.registry.usable(limited_to)
         json_help = None if native else json_action_prompt(tools, self.registry.specs(limited_to))
-        messages: list[dict[str, Any]] = [{"role": "system", "content": build_system_prompt(base, json_help)}]
-        messages.extend(self._history(chat_log, turn_start, known))
-        messages.extend(_turn_messages(chat_log.content[turn_start:], reasoning, context, native=native))
-        return messages
+        system = {"role": "system", "content": build_system_prompt(base, json_help)}
+        turn = _turn_messages(chat_log.content[turn_start:], reasoning, context, native=native)
+        # The budget left by what starts this turn, so it stays the same for every request of the turn.
+        fixed = estimate_tokens(system["content"]) + (
+            estimate_tokens(dumps(self.registry.specs(limited_to))) if native else 0
+        )
+        fixed += estimate_tokens(next((str(m["content"]) for m in turn if m["role"] == "user"), ""))
+        budget = max(REQUEST_TOKENS - fixed, HISTORY_FLOOR)
+        return [system, *self._history(chat_log, turn_start, known, budget), *turn]
 
-    def _history(self, chat_log: ChatLog, turn_start: int, known: set[str]) -> list[dict[str, Any]]:
+    def _history(
+        self, chat_log: ChatLog, turn_start: int, known: set[str], max_tokens: int
+    ) -> list[dict[str, Any]]:
         """Earlier turns as user/assistant text (tool traffic dropped), clipped (see `clip_history`).
 
         A new chat log (Home Assistant forgets them after 5 idle minutes) falls back to what memory kept of
@@ -557,7 +566,7 @@ class MediaAgent:
                 message["content"] = self._answer_forms.get(message["content"]) or self._answered(
                     message["content"], person, known
                 )
-        return clip_history(history, limit, HISTORY_TOKENS)
+        return clip_history(history, limit, max_tokens)
 
     async def _deltas(
         self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser, progress: _TurnProgress
@@ -639,7 +648,7 @@ def clip_history(history: list[dict[str, Any]], max_messages: int, max_tokens: i
         if total + cost > max_tokens:
             break
         start, total = start - 1, total + cost
-    step = max(2, max_messages // 2)
+    step = max(2, min(max_messages, len(history) - start) // 2)  # half of what fits
     mark = -(-start // step) * step  # the first step mark at or after the oldest message that fits
     while mark < len(history) and history[mark]["role"] != "user":
         mark += 1

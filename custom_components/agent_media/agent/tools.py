@@ -94,7 +94,7 @@ class FindMediaImdbId(AgentMediaTool):
     name = "find_media_imdb_id"
     title = "Identify a film or show"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
-    description = "Look a film or show up on TMDB."
+    description = "Identify a film or show on TMDB."
     parameters = vol.Schema(MEDIA_FIELDS)
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -111,10 +111,10 @@ class FindTorrents(AgentMediaTool):
     name = "find_torrents"
     title = "Search releases"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
-    description = "Search torrents; numbered best first."
+    description = "Releases for the user to pick, numbered best first."
     parameters = vol.Schema(
         {
-            vol.Required("media_title", description="e.g. 'Sintel 2010 2160p'"): vol.All(
+            vol.Required("media_title", description="e.g. Sintel 2010 2160p"): vol.All(
                 str, vol.Length(min=1, max=MAX_TEXT)
             ),
         }
@@ -132,7 +132,7 @@ class FindTorrents(AgentMediaTool):
         )
 
 
-_INDEX_SCHEMA: Final = vol.Schema({vol.Required("index", description="From 1"): _INDEX})
+_INDEX_SCHEMA: Final = vol.Schema({vol.Required("index"): _INDEX})
 
 
 class GetTorrentByIndex(AgentMediaTool):
@@ -141,7 +141,7 @@ class GetTorrentByIndex(AgentMediaTool):
     name = "get_torrent_by_index"
     title = "Show a search result"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
-    description = "Details of a result of the last search."
+    description = "Details of the last search's result, by number."
     parameters = _INDEX_SCHEMA
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -165,7 +165,7 @@ class AddTorrentByIndex(AgentMediaTool):
     name = "add_torrent_by_index"
     title = "Download a search result"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
-    description = "Download a result of the last search or pending question."
+    description = "Download by number: the pending question's option, else the last search's result."
     permission = Permission.ADD
     parameters = _INDEX_SCHEMA
 
@@ -187,17 +187,15 @@ class DownloadMedia(AgentMediaTool):
     name = "download_media"
     title = "Download a film or show"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
-    description = (
-        "Download a film or show: adds the best, or decision 'ask' with options. wait: once out/aired"
-    )
+    description = "Add a film or show's best release; decision ask: ask the user, then add_torrent_by_index."
     permission = Permission.ADD
     parameters = vol.Schema(
         {
             **MEDIA_FIELDS,
-            vol.Optional("quality", description="2160p (4K), 1080p"): vol.All(str, vol.Length(max=20)),
+            vol.Optional("quality", description="e.g. 2160p"): vol.All(str, vol.Length(max=20)),
             vol.Optional("season"): vol.All(_WHOLE, vol.Range(min=0, max=200)),
             vol.Optional("episode"): vol.All(_WHOLE, vol.Range(min=1, max=2000)),
-            vol.Optional("wait"): bool,
+            vol.Optional("wait", description="true: when out/aired"): bool,
         }
     )
 
@@ -265,21 +263,29 @@ async def _async_follow(args: dict[str, Any], context: ToolContext) -> dict[str,
     return ok(decision="following", media=media, from_season=season)
 
 
+# Other names a model may give a preference: accepted, not listed in the schema it reads.
+_PREFERENCE_ALIASES: Final = {"4k": "2160p", "hevc": "x265", "avc": "x264"}
+
+
+def _alias(value: str) -> str:
+    return _PREFERENCE_ALIASES.get(value, value)
+
+
 class SetPreference(AgentMediaTool):
     """Remember the household's lasting release preferences."""
 
     name = "set_preference"
     title = "Set a release preference"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
-    description = "Save a lasting taste the user stated, for every download; 'any' removes one."
+    description = "Save the user's lasting release taste; any removes one."
     parameters = vol.Schema(
         {
-            vol.Optional("resolution"): vol.All(str, vol.Lower, vol.In([*RESOLUTION_CHOICES, "4k"])),
-            vol.Optional("codec"): vol.All(str, vol.Lower, vol.In([*CODEC_CHOICES, "hevc", "avc"])),
-            vol.Optional("max_size_gb", description="0: no limit"): vol.All(
+            vol.Optional("resolution"): vol.All(str, vol.Lower, _alias, vol.In(RESOLUTION_CHOICES)),
+            vol.Optional("codec"): vol.All(str, vol.Lower, _alias, vol.In(CODEC_CHOICES)),
+            vol.Optional("max_size_gb", description="0: none"): vol.All(
                 _real_number, vol.Range(min=0, max=1000)
             ),
-            vol.Optional("languages", description="Audio, e.g. 'fr, en'"): vol.All(str, vol.Length(max=100)),
+            vol.Optional("languages", description="audio, e.g. fr, en"): vol.All(str, vol.Length(max=100)),
         }
     )
     permission = Permission.OWN_PREFERENCES  # the operation asks more for the household's
@@ -310,7 +316,7 @@ class SetPathForFolder(AgentMediaTool):
     description = "Set a folder's absolute path."
     parameters = vol.Schema(
         {
-            vol.Required("folder_name", description="download, movie, tv_show, ..."): vol.All(
+            vol.Required("folder_name", description="e.g. download, movie, tv_show"): vol.All(
                 str, vol.Length(min=1, max=32)
             ),
             vol.Required("path_value"): vol.All(str, vol.Length(min=1, max=4096)),
@@ -337,7 +343,7 @@ class ListFolder(AgentMediaTool):
     name = "list_folder"
     title = "List a folder"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
-    description = "List a configured folder, or a sub-folder of it."
+    description = "List a folder or its sub-folder."
     parameters = vol.Schema(
         {
             vol.Required("folder_name"): vol.All(str, vol.Length(min=1, max=32)),
@@ -378,7 +384,7 @@ class ForgetWanted(AgentMediaTool):
     name = "forget_wanted"
     title = "Forget a wanted title"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
-    description = "Stop waiting for a title or following a show."
+    description = "Unwant a title or unfollow a show."
     permission = Permission.ADD
     parameters = vol.Schema({vol.Required("title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT))})
 
@@ -432,7 +438,8 @@ def model_schema(schema: Any) -> Any:
             compact[key] = {name: model_schema(item) for name, item in value.items()}
         elif key not in _UNSPOKEN_KEYS:
             compact[key] = value if key in ("enum", "required") else model_schema(value)
-    if compact.get("required") == []:
+    # No required argument, or the only argument (a call without it means nothing): nothing to say.
+    if "required" in compact and (not compact["required"] or len(compact.get("properties", {})) == 1):
         del compact["required"]
     return compact
 
