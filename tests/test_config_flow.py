@@ -249,12 +249,22 @@ async def _start_reauth(hass: HomeAssistant, entry: config_entries.ConfigEntry) 
 async def test_an_api_key_instead_of_the_password(
     hass: HomeAssistant, llm_server: Any, qbittorrent: Any, tmdb_server: Any, knaben_server: Any
 ) -> None:
-    """qBittorrent 5.2+: set up with an API key, then reauth with a new one; a wrong key is not a ban."""
-    if qbittorrent.version < (5, 2):
-        pytest.skip(f"qBittorrent {qbittorrent.version} has no API keys (5.2+)")
-    api_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
+    """qBittorrent 5.2+: set up with an API key, then reauth with a new one; a wrong key is not a ban.
+
+    Before 5.2 qBittorrent knows no keys: the form says the key is wrong, and the password still works.
+    """
     flow_id = await _at_qbittorrent_step(hass, llm_server)
     key_login = {CONF_QBITTORRENT_PASSWORD: ""}
+    if qbittorrent.version < (5, 2):
+        a_key = {CONF_QBITTORRENT_API_KEY: "qbt_" + "x" * 28}
+        result = await hass.config_entries.flow.async_configure(
+            flow_id, qbittorrent_input(qbittorrent, **key_login, **a_key)
+        )
+        assert result["errors"] == {CONF_QBITTORRENT_API_KEY: "invalid_auth"}
+        result = await hass.config_entries.flow.async_configure(flow_id, qbittorrent_input(qbittorrent))
+        assert result["step_id"] == "tmdb"
+        return
+    api_key = await hass.async_add_executor_job(qbittorrent.rotate_api_key)
     result = await hass.config_entries.flow.async_configure(
         flow_id, qbittorrent_input(qbittorrent, **key_login, **{CONF_QBITTORRENT_API_KEY: "qbt_wrong"})
     )
