@@ -51,6 +51,18 @@ LOG_LINE = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+ [A-Z]+ ")  # the sta
 RESULT_ENTRY = re.compile(r"\d: Sintel, \d{3,4}p [\w-]+(?: [\w-]+)?, [\d.]+ [kMGT]B, \d+ seeders?")
 
 
+# The ports scripts/develop takes from the environment, each given a free one.
+PORT_NAMES = (
+    "HA_PORT",
+    "QBT_PORT",
+    "QBT_BT_PORT",
+    "SEEDER_PORT",
+    "SEEDER_BT_PORT",
+    "TMDB_PORT",
+    "KNABEN_PORT",
+)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -68,10 +80,7 @@ class Demo:
         self.artefacts = artefacts
         self.newest = newest
         self.arguments = ["--demo", "--newest"] if newest else ["--demo"]
-        self.ports = {
-            name: free_port()
-            for name in ("HA_PORT", "QBT_PORT", "SEEDER_PORT", "SEEDER_BT_PORT", "TMDB_PORT", "KNABEN_PORT")
-        }
+        self.ports = {name: free_port() for name in PORT_NAMES}
         self.url = f"http://127.0.0.1:{self.ports['HA_PORT']}"
         self.process: asyncio.subprocess.Process | None = None
         self.timings: dict[str, float] = {}  # seconds since the script started, saved with the screenshots
