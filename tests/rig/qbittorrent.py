@@ -35,6 +35,7 @@ import qbittorrentapi
 USERNAME = "agent"
 PASSWORD = "agent-media-test"
 START_TIMEOUT = 60.0  # generous: a busy 2-core machine starts it slowly
+RESET_QUIET_CHECKS = 2  # empty listings in a row, 50 ms apart, before a reset counts as done
 STOP_TIMEOUT = 30.0  # a SIGKILL before it saved its torrents would lose them
 
 
@@ -331,10 +332,16 @@ class QBittorrentInstance:
     def reset(self) -> None:
         """Remove every torrent and file a test left, and the tags it made. Blocking: use the executor."""
         api = self.rig_api()
-        if hashes := [torrent["hash"] for torrent in api.get("torrents/info")]:
-            api.post("torrents/delete", hashes="|".join(hashes), deleteFiles="true")
         deadline = time.monotonic() + START_TIMEOUT
-        while api.get("torrents/info"):
+        quiet_checks = 0
+        # qBittorrent 5 adds torrents after torrents/add has answered: an add a failed test left in
+        # flight can land after one empty listing, so the list must stay empty for a moment.
+        while quiet_checks < RESET_QUIET_CHECKS:
+            if hashes := [torrent["hash"] for torrent in api.get("torrents/info")]:
+                quiet_checks = 0
+                api.post("torrents/delete", hashes="|".join(hashes), deleteFiles="true")
+            else:
+                quiet_checks += 1
             if time.monotonic() > deadline:
                 pytest.fail("qBittorrent kept torrents after they were removed", pytrace=False)
             time.sleep(0.05)
