@@ -104,11 +104,13 @@ from .const import (
     MAX_STALLED_TIMEOUT,
     SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
+    SUBENTRY_SATELLITE,
 )
 from .errors import OperationError
 from .library import MOVIE_FOLDER, TV_FOLDER
 from .operations import DOWNLOAD_FOLDER
 from .requester import SYSTEM
+from .satellite_flow import SatellitePersonFlow
 
 if TYPE_CHECKING:
     from collections.abc import Awaitable, Mapping
@@ -367,8 +369,12 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         cls,
         config_entry: AgentMediaConfigEntry,  # noqa: ARG003
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Conversation agents and Torznab indexers are subentries, each added, changed or removed alone."""
-        return {SUBENTRY_CONVERSATION: ConversationAgentFlow, SUBENTRY_INDEXER: TorznabIndexerFlow}
+        """Conversation agents, Torznab indexers and satellites' persons are subentries, each on its own."""
+        return {
+            SUBENTRY_CONVERSATION: ConversationAgentFlow,
+            SUBENTRY_INDEXER: TorznabIndexerFlow,
+            SUBENTRY_SATELLITE: SatellitePersonFlow,
+        }
 
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Choose the LLM provider and check it answers."""

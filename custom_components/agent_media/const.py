@@ -149,6 +149,13 @@ PROFILE_SEARCH_ONLY: Final = "search_only"  # search, identify and ask; never ad
 PROFILES: Final = (PROFILE_HOUSEHOLD, PROFILE_SEARCH_ONLY)
 DEFAULT_AGENT_NAME: Final = "Agent Media"
 
+# Voice satellites standing for a person: config subentries, one per satellite device, naming a person
+# entity. A request from that satellite uses the person's preferences, wanted titles, followed shows,
+# subscriptions and news, with the satellite's own permissions. One with no subentry stays the household's.
+SUBENTRY_SATELLITE: Final = "satellite"
+CONF_SATELLITE_DEVICE: Final = "device_id"
+CONF_PERSON: Final = "person"
+
 # Search sources: Torznab indexers (Jackett, Prowlarr…) as config subentries next to Knaben.
 SUBENTRY_INDEXER: Final = "indexer"
 CONF_INDEXER_URL: Final = "url"

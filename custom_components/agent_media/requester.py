@@ -15,7 +15,11 @@ from typing import TYPE_CHECKING, Final
 
 from .const import PROFILE_SEARCH_ONLY
 
+ATTR_USER_ID: Final = "user_id"  # a person entity's user (homeassistant.components.person)
+
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from homeassistant.core import Context, HomeAssistant
 
 
@@ -42,6 +46,7 @@ class Permission(StrEnum):
 # Permissions anyone has; the rest need an administrator, a context without a user, or the entry's option.
 OPEN_PERMISSIONS: Final = frozenset({Permission.READ, Permission.OWN_PREFERENCES, Permission.ADD})
 SYSTEM_KEY: Final = "system"
+EVERYONE: Final = "all"  # whose subscriptions or followed shows an action drops: everyone's
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,6 +59,9 @@ class Requester:
     is_admin: bool = False
     # What the agent asked through allows at most (its permission profile); None: no limit of its own.
     limited_to: frozenset[Permission] | None = None
+    # The person a satellite stands for (their requester key, from the entry's satellite subentries): their
+    # preferences, wanted titles, followed shows, subscriptions and news, never their permissions.
+    person: str | None = None
 
     @property
     def key(self) -> str:
@@ -63,6 +71,16 @@ class Requester:
         if self.kind is RequesterKind.DEVICE:
             return f"device:{self.device_id}"
         return SYSTEM_KEY
+
+    @property
+    def person_key(self) -> str:
+        """The key of whose preferences, wanted titles, followed shows, subscriptions and news these are."""
+        return self.person or self.key
+
+    @property
+    def personal(self) -> bool:
+        """Whether a person asks (themselves, or through a satellite standing for them), not the household."""
+        return self.kind is RequesterKind.USER or self.person is not None
 
     @property
     def trusted(self) -> bool:
@@ -103,10 +121,25 @@ def requester_from_key(key: str | None) -> Requester:
     return SYSTEM
 
 
+def person_requester_key(hass: HomeAssistant, person_entity_id: str) -> str | None:
+    """Return the requester key of a Home Assistant person (their user's), or None without a user."""
+    state = hass.states.get(person_entity_id)
+    user_id = state.attributes.get(ATTR_USER_ID) if state is not None else None
+    return f"{RequesterKind.USER}:{user_id}" if isinstance(user_id, str) and user_id else None
+
+
 async def async_resolve_requester(
-    hass: HomeAssistant, context: Context | None, device_id: str | None = None
+    hass: HomeAssistant,
+    context: Context | None,
+    device_id: str | None = None,
+    *,
+    satellite_people: Mapping[str, str] | None = None,
 ) -> Requester:
-    """Resolve who asks from a Home Assistant context and the device the request came from."""
+    """Resolve who asks from a Home Assistant context and the device the request came from.
+
+    `satellite_people`: the person entity each satellite (device id) stands for. A satellite standing for a
+    person whose entity is gone or has no user stays the household's.
+    """
     user_id = context.user_id if context is not None else None
     if user_id is not None:
         user = await hass.auth.async_get_user(user_id)
@@ -116,5 +149,7 @@ async def async_resolve_requester(
             return Requester(kind=RequesterKind.USER, user_id=user_id, device_id=device_id, is_admin=is_admin)
         # A system-generated user (Supervisor, cloud) acts for Home Assistant itself.
     if device_id:
-        return Requester(kind=RequesterKind.DEVICE, device_id=device_id)
+        person_entity = (satellite_people or {}).get(device_id)
+        person = person_requester_key(hass, person_entity) if person_entity else None
+        return Requester(kind=RequesterKind.DEVICE, device_id=device_id, person=person)
     return SYSTEM

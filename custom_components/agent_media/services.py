@@ -21,11 +21,18 @@ from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers import config_validation as cv
 from homeassistant.util import dt as dt_util
 
-from .const import DOMAIN
+from .const import (
+    CONF_MAX_SIZE_GB,
+    CONF_PREFERRED_CODEC,
+    CONF_PREFERRED_LANGUAGES,
+    CONF_PREFERRED_RESOLUTION,
+    DOMAIN,
+    NO_PREFERENCE,
+)
 from .errors import ErrorCode, OperationError
 from .memory import CLEAR_SCOPES
-from .operations import SOURCE_SERVICE, Operations, Request, strict_index
-from .requester import Requester, async_resolve_requester
+from .operations import HOUSEHOLD, SOURCE_SERVICE, Operations, Request, strict_index
+from .requester import Requester, async_resolve_requester, person_requester_key
 from .torrents import ETA_INFINITE, PAUSED_STATES, download_state, is_complete, is_ours, torrent_tags
 from .untrusted import MAX_NAME, MAX_PATH, clip
 
@@ -53,6 +60,13 @@ ATTR_TARGET: Final = "target"
 ATTR_SUBSCRIBER: Final = "subscriber"
 ATTR_MEDIA_CONTENT_ID: Final = "media_content_id"
 ATTR_ENTITY_ID: Final = "entity_id"
+ATTR_FOLLOWER: Final = "follower"
+ATTR_PERSON: Final = "person"
+ATTR_HOUSEHOLD: Final = "household"
+ATTR_RESOLUTION: Final = "resolution"
+ATTR_CODEC: Final = "codec"
+ATTR_MAX_SIZE_GB: Final = "max_size_gb"
+ATTR_LANGUAGES: Final = "languages"
 
 SERVICE_SEARCH: Final = "search"
 SERVICE_DOWNLOAD: Final = "download"
@@ -72,6 +86,7 @@ SERVICE_SUBSCRIBE: Final = "subscribe"
 SERVICE_UNSUBSCRIBE: Final = "unsubscribe"
 SERVICE_LIST_SUBSCRIPTIONS: Final = "list_subscriptions"
 SERVICE_PLAY: Final = "play"
+SERVICE_PREFERENCES: Final = "preferences"
 
 # What the search action shows of a result. Never its link: an indexer's API key may be in it (download by
 # index instead).
@@ -170,6 +185,25 @@ PLAY_SCHEMA: Final = vol.Schema(
     }
 )
 UNSUBSCRIBE_SCHEMA: Final = TITLE_SCHEMA.extend({vol.Optional(ATTR_SUBSCRIBER): _NON_EMPTY})
+UNFOLLOW_SHOW_SCHEMA: Final = TITLE_SCHEMA.extend({vol.Optional(ATTR_FOLLOWER): _NON_EMPTY})
+# Values are checked by the operation, as the set_preference tool's are ("any" drops one; 0 GB: no cap).
+PREFERENCES_SCHEMA: Final = vol.Schema(
+    {
+        **_ENTRY_ID,
+        vol.Exclusive(ATTR_PERSON, "whose"): cv.entity_domain("person"),
+        vol.Exclusive(ATTR_HOUSEHOLD, "whose"): cv.boolean,
+        vol.Optional(ATTR_RESOLUTION): _NON_EMPTY,
+        vol.Optional(ATTR_CODEC): _NON_EMPTY,
+        vol.Optional(ATTR_MAX_SIZE_GB): vol.Coerce(float),
+        vol.Optional(ATTR_LANGUAGES): vol.All(cv.string, vol.Strip, vol.Length(max=100)),
+    }
+)
+_PREFERENCE_FIELDS: Final = {  # the action's field of each stored preference
+    CONF_PREFERRED_RESOLUTION: ATTR_RESOLUTION,
+    CONF_PREFERRED_CODEC: ATTR_CODEC,
+    CONF_MAX_SIZE_GB: ATTR_MAX_SIZE_GB,
+    CONF_PREFERRED_LANGUAGES: ATTR_LANGUAGES,
+}
 CLEAR_MEMORY_SCHEMA: Final = vol.Schema(
     {**_ENTRY_ID, vol.Optional(ATTR_SCOPE, default="all"): vol.In(CLEAR_SCOPES)}
 )
@@ -381,7 +415,9 @@ async def _async_follow_show(call: ServiceCall) -> ServiceResponse:
 
 async def _async_unfollow_show(call: ServiceCall) -> ServiceResponse:
     operations, requester = await _async_prepare(call)
-    stopped = operations.wanted.unfollow_show(requester, call.data[ATTR_TITLE])
+    stopped = operations.wanted.unfollow_show(
+        requester, call.data[ATTR_TITLE], follower=call.data.get(ATTR_FOLLOWER)
+    )
     return {"unfollowed": cast("list[Any]", stopped)}
 
 
@@ -434,6 +470,41 @@ async def _async_play(call: ServiceCall) -> ServiceResponse:
     return {"title": played.label, "entity_id": played.entity_id, "media_content_id": played.media_content_id}
 
 
+# --- preferences -------------------------------------------------------------------------------------------
+
+
+async def _async_preferences(call: ServiceCall) -> ServiceResponse:
+    """Read, and with values set, a person's release preferences (the caller's own) or the household's.
+
+    Answers whose they are, those set at that level (`own`) and those in force (over the household's and
+    the options), field by field as the action names them.
+    """
+    operations, requester = await _async_prepare(call)
+    data = call.data
+    whose: str | None = None
+    if data.get(ATTR_HOUSEHOLD):
+        whose = HOUSEHOLD
+    elif (person := data.get(ATTR_PERSON)) is not None and (
+        whose := person_requester_key(call.hass, person)
+    ) is None:
+        raise OperationError(ErrorCode.BAD_ARGS, "person_without_user", person=person)
+    changes = {field: data[field] for field in _PREFERENCE_FIELDS.values() if field in data}
+    if changes:
+        operations.settings.set_preferences(requester, whose=whose, **changes)
+    stored = operations.settings.preferences(requester, whose)
+    in_force, own = stored.in_force, stored.own
+    return {
+        "whose": stored.whose,
+        "own": {field: own[key] for key, field in _PREFERENCE_FIELDS.items() if key in own},
+        "preferences": {
+            ATTR_RESOLUTION: in_force.resolution or NO_PREFERENCE,
+            ATTR_CODEC: in_force.codec or NO_PREFERENCE,
+            ATTR_MAX_SIZE_GB: in_force.max_size_bytes / 1e9 if in_force.max_size_bytes else 0,
+            ATTR_LANGUAGES: list(in_force.languages),
+        },
+    }
+
+
 # --- memory ------------------------------------------------------------------------------------------------
 
 
@@ -455,6 +526,7 @@ _KEPT_CHANGES: Final = frozenset(
         SERVICE_UNFOLLOW_SHOW,
         SERVICE_SUBSCRIBE,
         SERVICE_UNSUBSCRIBE,
+        SERVICE_PREFERENCES,
     }
 )
 MAX_RESPONSE_ITEMS: Final = 500  # entries of any list in a response (list_downloads: the newest)
@@ -512,12 +584,13 @@ _SERVICES: Final[tuple[tuple[str, _Handler, vol.Schema | vol.All, SupportsRespon
     (SERVICE_LIST_WANTED, _async_list_wanted, ENTRY_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_FORGET_WANTED, _async_forget_wanted, TITLE_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_FOLLOW_SHOW, _async_follow_show, FOLLOW_SHOW_SCHEMA, SupportsResponse.OPTIONAL),
-    (SERVICE_UNFOLLOW_SHOW, _async_unfollow_show, TITLE_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_UNFOLLOW_SHOW, _async_unfollow_show, UNFOLLOW_SHOW_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_CHECK_WANTED, _async_check_wanted, ENTRY_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_SUBSCRIBE, _async_subscribe, SUBSCRIBE_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_UNSUBSCRIBE, _async_unsubscribe, UNSUBSCRIBE_SCHEMA, SupportsResponse.OPTIONAL),
     (SERVICE_LIST_SUBSCRIPTIONS, _async_list_subscriptions, ENTRY_SCHEMA, SupportsResponse.ONLY),
     (SERVICE_PLAY, _async_play, PLAY_SCHEMA, SupportsResponse.OPTIONAL),
+    (SERVICE_PREFERENCES, _async_preferences, PREFERENCES_SCHEMA, SupportsResponse.OPTIONAL),
 )
 
 

@@ -46,6 +46,7 @@ from ..const import (
 )
 from ..errors import async_render
 from ..requester import async_resolve_requester
+from ..satellite_flow import satellite_people
 from ..sentences import async_load_sentences
 from ..untrusted import MAX_MESSAGE, clip, data_block, delimit_known
 from .local import tool_answer
@@ -265,7 +266,9 @@ class MediaAgent:
     async def _async_respond(
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
     ) -> TurnResult:
-        requester = await async_resolve_requester(self.hass, user_input.context, user_input.device_id)
+        requester = await async_resolve_requester(
+            self.hass, user_input.context, user_input.device_id, satellite_people=satellite_people(self.entry)
+        )
         if self.settings is not None:
             requester = requester.through_profile(self.settings.profile)
         deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
@@ -397,7 +400,7 @@ class MediaAgent:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
-        memory.mark_told(requester.key, view.shown_event_ids)
+        memory.mark_told(requester.person_key, view.shown_event_ids)
         return TurnResult(speech)
 
     async def _async_answer_locally(

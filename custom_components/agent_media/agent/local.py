@@ -82,7 +82,7 @@ class LocalCommands:
         """Run the command and say how it went (failures included, in words)."""
         answer = await self._async_answer(found, language, requester, conversation_id)
         if found.intent is not LocalIntent.WHATS_NEW and (
-            news := self._news(language, requester.key, only=_TOLD_FIRST)
+            news := self._news(language, requester.person_key, only=_TOLD_FIRST)
         ):
             return f"{news} {answer}"
         return answer
@@ -152,7 +152,7 @@ class LocalCommands:
                 language, "folder_set", folder=self.sentences.folder_label(language, folder), path=path
             )
         if intent is LocalIntent.WHATS_NEW:
-            return self._news(language, requester.key) or say(language, "nothing_new")
+            return self._news(language, requester.person_key) or say(language, "nothing_new")
         if intent is LocalIntent.LIST_DOWNLOADS:
             return self._downloads(language, await operations.control.async_list_torrents(requester))
         if intent in _WAITING_OR_PLAYING:

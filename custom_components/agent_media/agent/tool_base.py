@@ -33,6 +33,7 @@ from ..const import DOMAIN, LOGGER
 from ..errors import ErrorCode, OperationError, async_render
 from ..operations import SOURCE_CONVERSATION, Request
 from ..requester import Permission, async_resolve_requester
+from ..satellite_flow import satellite_people
 from ..untrusted import clip
 from .grounding import is_yes
 
@@ -148,7 +149,9 @@ async def async_tool_context(
     return ToolContext(
         hass=hass,
         entry=entry,
-        requester=await async_resolve_requester(hass, llm_context.context, llm_context.device_id),
+        requester=await async_resolve_requester(
+            hass, llm_context.context, llm_context.device_id, satellite_people=satellite_people(entry)
+        ),
         conversation_id=conversation_id,
         language=llm_context.language,
         user_text=compat.user_words(llm_context),

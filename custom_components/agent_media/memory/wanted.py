@@ -301,12 +301,28 @@ class WantedSection:
         record = self._data["shows"].get(key)
         return followers_of(record) if record is not None else []
 
-    def unfollow(self, key: str) -> FollowedShow | None:
-        """Stop following a show; return its record."""
-        record = self._data["shows"].pop(key, None)
-        if record is not None:
-            self.changed()
-        return record
+    def unfollow(self, key: str, requester_key: str | None = None) -> bool:
+        """Drop a follower of a show (None: every follower); return whether they followed it.
+
+        The show stays followed while someone follows it (by the earliest of them, whose preferences its
+        episodes are then picked with); with its last follower it is no longer followed.
+        """
+        if (record := self._data["shows"].get(key)) is None:
+            return False
+        followers = followers_of(record)
+        if requester_key is not None and requester_key not in followers:
+            return False
+        kept = [follower for follower in followers if requester_key is not None and follower != requester_key]
+        if kept:
+            record["requester"] = kept[0]
+            if len(kept) == 1:
+                record.pop("followers", None)  # one follower: the requester says it
+            else:
+                record["followers"] = kept
+        else:
+            del self._data["shows"][key]
+        self.changed()
+        return True
 
     # --- blocklist -----------------------------------------------------------------------------------------
 

@@ -30,7 +30,7 @@ from .describe import human_size, media_label, strict_index
 from .finding import Finding, TorrentSearch
 from .folders import real_folder_path
 from .playing import MEDIA_SOURCE_PREFIX, LibraryFile, Played, Playing, media_source_id
-from .settings import DOWNLOAD_FOLDER, Settings
+from .settings import DOWNLOAD_FOLDER, HOUSEHOLD, Settings, StoredPreferences
 from .subscriptions import Subscribed, SubscriptionOperations
 from .wanted import WantedOperations, WantOutcome
 
@@ -39,6 +39,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DOWNLOAD_FOLDER",
+    "HOUSEHOLD",
     "MEDIA_SOURCE_PREFIX",
     "NO_RELEASE_BLOCKED",
     "NO_RELEASE_NOT_FOUND",
@@ -55,6 +56,7 @@ __all__ = [
     "Operations",
     "Played",
     "Request",
+    "StoredPreferences",
     "Subscribed",
     "TorrentSearch",
     "WantOutcome",

@@ -210,7 +210,12 @@ class Acquiring(OperationsPart):
         if not found:
             raise OperationError(ErrorCode.NOT_FOUND, "no_torrents_found", query=label)
         ranked, rejected = await self.finding.async_rank_media(
-            searched, found, season=season, episode=episode, resolution=asked, requester_key=requester_key
+            searched,
+            found,
+            season=season,
+            episode=episode,
+            resolution=asked,
+            requester_key=request.requester.person_key,
         )
         if not ranked:
             raise none_usable(len(found), query, rejected)
@@ -256,7 +261,7 @@ class Acquiring(OperationsPart):
             return NoRelease(reason=NO_RELEASE_NOT_FOUND, query=query)
         # A wanted title or followed show: the preferences of whoever wanted or followed it.
         ranked, _rejected = await self.finding.async_rank_media(
-            media, found, season=season, episode=episode, requester_key=request.requester.key
+            media, found, season=season, episode=episode, requester_key=request.requester.person_key
         )
         if not ranked:
             return NoRelease(reason=NO_RELEASE_NO_ACCEPTABLE, query=query)

@@ -189,7 +189,7 @@ class Finding(OperationsPart):
                 season=parsed_query.seasons[0] if parsed_query.seasons else None,
                 episode=parsed_query.episodes[0] if parsed_query.episodes else None,
                 preferences=self.settings.ranking_preferences(
-                    resolution=parsed_query.resolution, requester_key=request.requester.key
+                    resolution=parsed_query.resolution, requester_key=request.requester.person_key
                 ),
             )
         )

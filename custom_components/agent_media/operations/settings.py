@@ -6,6 +6,7 @@ each time it is set and again each time it is used.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 import math
 from pathlib import PurePosixPath
 import re
@@ -24,16 +25,19 @@ from ..const import (
 from ..errors import ErrorCode, OperationError
 from ..memory import CLEAR_SCOPES, HOUSEHOLD_SCOPES, MAX_FOLDERS
 from ..ranking import RankingPreferences, normalize_resolution
-from ..requester import Permission, RequesterKind
+from ..requester import Permission
 from ..untrusted import UnstorableValueError, check_storable
 from .base import OperationsPart
 from .describe import human_size
 from .folders import check_folder_path, list_directory
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from ..requester import Requester
 
 DOWNLOAD_FOLDER: Final = "download"
+HOUSEHOLD: Final = "household"  # whose preferences: the household's (the defaults under everyone's own)
 FOLDER_NAME: Final = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 _CODEC_NAMES: Final = {"hevc": "x265", "avc": "x264"}
 
@@ -82,6 +86,15 @@ def _preference_changes(
     return changes
 
 
+@dataclass(frozen=True, slots=True)
+class StoredPreferences:
+    """Someone's preferences: whose (a requester key, or `HOUSEHOLD`), those they set, and those in force."""
+
+    whose: str
+    own: Mapping[str, Any]
+    in_force: RankingPreferences
+
+
 class Settings(OperationsPart):
     """Folders, release preferences and clearing memory."""
 
@@ -115,34 +128,61 @@ class Settings(OperationsPart):
             languages=_languages(pick(CONF_PREFERRED_LANGUAGES)),
         )
 
+    def whose_preferences(
+        self, requester: Requester, whose: str | None = None, *, changing: bool
+    ) -> str | None:
+        """Return whose preferences a requester reads or changes (a person's key; None: the household's).
+
+        `whose`: None for the requester's own (a person's, also through a satellite standing for them; else
+        the household's), `HOUSEHOLD`, or a person's requester key. Anyone reads and changes their own; the
+        household's are read by anyone and changed with the settings permission, as are another person's.
+        """
+        own = requester.person_key if requester.personal else None
+        chosen = own if whose is None else None if whose == HOUSEHOLD else whose
+        if chosen is not None and chosen == own:
+            self.require(requester, Permission.OWN_PREFERENCES)
+        elif chosen is None and not changing:
+            self.require(requester, Permission.READ)
+        else:
+            self.require(requester, Permission.CHANGE_SETTINGS)
+        return chosen
+
     def set_preferences(
         self,
         requester: Requester,
         *,
+        whose: str | None = None,
         resolution: str | None = None,
         codec: str | None = None,
         max_size_gb: float | None = None,
         languages: str | None = None,
     ) -> dict[str, Any]:
-        """Store lasting release preferences; return every preference now in force for the requester.
+        """Store lasting release preferences; return every preference now in force for whose they are.
 
         A person's are their own (anyone may set their own); a satellite's or an automation's are the
-        household's (the settings permission).
+        household's (the settings permission). See `whose_preferences` for `whose`.
         """
-        personal = requester.kind is RequesterKind.USER
-        self.require(requester, Permission.OWN_PREFERENCES if personal else Permission.CHANGE_SETTINGS)
+        person_key = self.whose_preferences(requester, whose, changing=True)
         changes = _preference_changes(resolution, codec, max_size_gb, languages)
         household = self.memory.household
         try:
             check_storable(changes, max_text=100)
             for key, value in changes.items():
-                if personal:
-                    household.set_person_preference(requester.key, key, value)
+                if person_key is not None:
+                    household.set_person_preference(person_key, key, value)
                 else:
                     household.set_preference(key, value)
         except ValueError as err:  # unstorable, or too many
             raise OperationError(ErrorCode.BAD_ARGS, "unstorable_value", detail=str(err)) from err
-        return describe_preferences(self.ranking_preferences(requester_key=requester.key))
+        return describe_preferences(self.ranking_preferences(requester_key=person_key))
+
+    def preferences(self, requester: Requester, whose: str | None = None) -> StoredPreferences:
+        """Return someone's preferences (see `whose_preferences`): those they set, and those in force."""
+        person_key = self.whose_preferences(requester, whose, changing=False)
+        household = self.memory.household
+        own = household.person_preferences(person_key) if person_key is not None else household.preferences()
+        in_force = self.ranking_preferences(requester_key=person_key)
+        return StoredPreferences(whose=person_key or HOUSEHOLD, own=own, in_force=in_force)
 
     async def async_set_folder(self, requester: Requester, folder_name: str, path: str) -> tuple[str, str]:
         """Check a folder name and path (file checks in the executor) and save them; return them as saved."""

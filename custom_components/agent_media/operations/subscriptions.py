@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import split_entity_id
 
+from ..announce import announcing_satellite
 from ..errors import ErrorCode, OperationError
 from ..memory import MAX_SUBSCRIBERS, hash_key, title_key
-from ..requester import Permission
+from ..requester import EVERYONE, Permission
 from .base import OperationsPart
 from .describe import media_label
 from .wanted import named_keys
@@ -57,7 +58,8 @@ class SubscriptionOperations(OperationsPart):
     ) -> Subscribed:
         """Subscribe the requester to a title, a download (by hash), or with neither the latest ("me too").
 
-        `target`: a notify entity to tell them on (a satellite is told on itself).
+        `target`: a notify entity to tell them on (a satellite is told on itself; one standing for a person
+        subscribes that person, told on that satellite unless a target is given).
         """
         requester = request.requester
         self.require(requester, Permission.READ)
@@ -70,7 +72,9 @@ class SubscriptionOperations(OperationsPart):
         else:
             key, label, media = self._latest()
         try:
-            new = self.memory.subscriptions.subscribe(key, label, media, requester.key, target)
+            new = self.memory.subscriptions.subscribe(
+                key, label, media, requester.person_key, target or self._satellite_target(requester)
+            )
         except ValueError as err:
             raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_subscribers", max=MAX_SUBSCRIBERS) from err
         return Subscribed(label=label, key=key, new=new)
@@ -87,7 +91,7 @@ class SubscriptionOperations(OperationsPart):
             subscribers = [
                 item["requester"]
                 for item in subscription["subscribers"]
-                if everyone or item["requester"] == requester.key
+                if everyone or item["requester"] == requester.person_key
             ]
             if subscribers:
                 listed.append({"key": key, "title": subscription["label"], "subscribers": subscribers})
@@ -99,16 +103,22 @@ class SubscriptionOperations(OperationsPart):
         `subscriber`: someone else's requester key, or "all" for everyone's (a trusted requester only).
         """
         self.require(requester, Permission.READ)
-        whose: str | None = requester.key
-        if subscriber is not None and subscriber != requester.key:
+        whose: str | None = requester.person_key
+        if subscriber is not None and subscriber != whose:
             self.require(requester, Permission.CLEAR_HOUSEHOLD)
-            whose = None if subscriber == "all" else subscriber
+            whose = None if subscriber == EVERYONE else subscriber
         waiting = self.memory.subscriptions.waiting()
         keys = named_keys(title, {key: {"title": item["label"]} for key, item in waiting.items()})
         dropped = [waiting[key]["label"] for key in keys if self.memory.subscriptions.unsubscribe(key, whose)]
         if not dropped:
             raise OperationError(ErrorCode.NOT_FOUND, "not_subscribed", title=title)
         return dropped
+
+    def _satellite_target(self, requester: Requester) -> str | None:
+        """Return the satellite a person subscribes through, to be told on it (if it can announce)."""
+        if requester.person is None or requester.device_id is None:
+            return None
+        return announcing_satellite(self.hass, requester.device_id)
 
     def _of_download(self, info_hash: str) -> tuple[str, str, Mapping[str, Any] | None]:
         record = self.memory.downloads.get(info_hash)

@@ -15,7 +15,7 @@ from ..const import SIGNAL_CHECK_WANTED
 from ..errors import ErrorCode, OperationError, client_errors
 from ..memory import MAX_FOLLOWED, MAX_WANTED, title_key
 from ..ranking import normalize_title
-from ..requester import Permission
+from ..requester import EVERYONE, Permission
 from .acquiring import AddedDownload
 from .base import OperationsPart
 from .describe import media_label
@@ -97,7 +97,7 @@ class WantedOperations(OperationsPart):
                 episode=episode,
                 save_path=save_path,
                 reason=reason,
-                requester_key=requester.key,
+                requester_key=requester.person_key,
             )
         except ValueError as err:
             raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_wanted", max=MAX_WANTED) from err
@@ -197,21 +197,35 @@ class WantedOperations(OperationsPart):
             season = current_season(seasons, dt_util.utcnow().date())
         try:
             self.memory.wanted.follow(
-                title_key(media), media, from_season=season, save_path=save_path, requester_key=requester.key
+                title_key(media),
+                media,
+                from_season=season,
+                save_path=save_path,
+                requester_key=requester.person_key,
             )
         except ValueError as err:
             raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_followed", max=MAX_FOLLOWED) from err
         async_dispatcher_send(self.hass, SIGNAL_CHECK_WANTED.format(self.collaborators.entry_id))
         return media, season
 
-    def unfollow_show(self, requester: Requester, title: str) -> list[str]:
-        """Stop following every show its key or all its words name; return their names."""
+    def unfollow_show(self, requester: Requester, title: str, *, follower: str | None = None) -> list[str]:
+        """Stop the requester following every show its key or all its words name; return their names.
+
+        A show stays followed while others follow it. `follower`: someone else's requester key, or "all" to
+        stop following it for everyone (a trusted requester only), as `unsubscribe` does.
+        """
         self.require(requester, Permission.ADD)
+        whose: str | None = requester.person_key
+        if follower is not None and follower != whose:
+            self.require(requester, Permission.CLEAR_HOUSEHOLD)
+            whose = None if follower == EVERYONE else follower
         wanted = self.memory.wanted
-        keys = named_keys(title, {key: record["media"] for key, record in wanted.shows().items()})
-        if not keys:
+        shows = wanted.shows()
+        keys = named_keys(title, {key: record["media"] for key, record in shows.items()})
+        stopped = [media_label(shows[key]["media"]) for key in keys if wanted.unfollow(key, whose)]
+        if not stopped:
             raise OperationError(ErrorCode.NOT_FOUND, "not_following", title=title)
-        return [media_label(record["media"]) for key in keys if (record := wanted.unfollow(key)) is not None]
+        return stopped
 
     async def async_check_wanted(self, requester: Requester) -> list[str]:
         """Search every wanted title and followed show now; return the names of what was added."""
