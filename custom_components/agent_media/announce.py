@@ -37,22 +37,18 @@ async def async_announce(
 ) -> None:
     """Say a completed download on the satellite that asked for it, else on `target`.
 
-    `target`: a notify entity, or the assist satellite a person subscribed through (one standing for them).
+    `target`: a notify entity, or the key ("device:<id>") of the satellite a person subscribed through (one
+    standing for them).
     """
     sentences = await async_load_sentences(hass)
     what = sentences.news_name(language, payload)
     message = sentences.response(language, sentence_key(NewsKind.COMPLETED, payload), name=what)
     service: tuple[str, str, dict[str, Any]] | None = None
-    if (
-        requester_key
-        and requester_key.startswith(DEVICE_PREFIX)
-        and (satellite := announcing_satellite(hass, requester_key.removeprefix(DEVICE_PREFIX)))
-    ):
+    # The satellite that asked, or (its key as the target) the satellite a person subscribed through.
+    device_key = next((key for key in (requester_key, target) if key and key.startswith(DEVICE_PREFIX)), None)
+    if device_key and (satellite := _announcing_satellite(hass, device_key.removeprefix(DEVICE_PREFIX))):
         service = (SATELLITE_DOMAIN, SATELLITE_ANNOUNCE, {"entity_id": satellite, "message": message})
-    if service is None and target and target.startswith(f"{SATELLITE_DOMAIN}."):
-        # A satellite standing for a person was asked through: the person is told on it.
-        service = (SATELLITE_DOMAIN, SATELLITE_ANNOUNCE, {"entity_id": target, "message": message})
-    elif service is None and target:
+    if service is None and target and not target.startswith(DEVICE_PREFIX):
         service = (NOTIFY_DOMAIN, NOTIFY_SEND, {"entity_id": target, "message": message})
     if service is None:
         LOGGER.debug("No satellite nor notify target to announce %s on", what)
@@ -67,7 +63,7 @@ async def async_announce(
         LOGGER.warning("Could not announce %s on %s: %s", what, data["entity_id"], err)
 
 
-def announcing_satellite(hass: HomeAssistant, device_id: str) -> str | None:
+def _announcing_satellite(hass: HomeAssistant, device_id: str) -> str | None:
     """Return the device's assist satellite entity, if it can announce."""
     for entity in er.async_entries_for_device(er.async_get(hass), device_id):
         if entity.domain != SATELLITE_DOMAIN or (state := hass.states.get(entity.entity_id)) is None:

@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 from homeassistant.core import split_entity_id
 
-from ..announce import announcing_satellite
 from ..errors import ErrorCode, OperationError
 from ..memory import MAX_SUBSCRIBERS, hash_key, title_key
 from ..requester import EVERYONE, Permission
@@ -73,7 +72,12 @@ class SubscriptionOperations(OperationsPart):
             key, label, media = self._latest()
         try:
             new = self.memory.subscriptions.subscribe(
-                key, label, media, requester.person_key, target or self._satellite_target(requester)
+                key,
+                label,
+                media,
+                requester.person_key,
+                # A satellite standing for a person subscribes them, told on that satellite (its key).
+                target or (requester.key if requester.person is not None else None),
             )
         except ValueError as err:
             raise OperationError(ErrorCode.NOT_ALLOWED, "too_many_subscribers", max=MAX_SUBSCRIBERS) from err
@@ -113,12 +117,6 @@ class SubscriptionOperations(OperationsPart):
         if not dropped:
             raise OperationError(ErrorCode.NOT_FOUND, "not_subscribed", title=title)
         return dropped
-
-    def _satellite_target(self, requester: Requester) -> str | None:
-        """Return the satellite a person subscribes through, to be told on it (if it can announce)."""
-        if requester.person is None or requester.device_id is None:
-            return None
-        return announcing_satellite(self.hass, requester.device_id)
 
     def _of_download(self, info_hash: str) -> tuple[str, str, Mapping[str, Any] | None]:
         record = self.memory.downloads.get(info_hash)
