@@ -37,7 +37,9 @@ from custom_components.agent_media.const import (
     LLM_PROVIDER_URLS,
     SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
+    SUBENTRY_SATELLITE,
 )
+from custom_components.agent_media.satellite_flow import SatellitePersonFlow
 from homeassistant import config_entries
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_NAME
@@ -825,6 +827,7 @@ def test_indexers_are_a_subentry_type(bare_entry: MockConfigEntry) -> None:
     assert AgentMediaConfigFlow.async_get_supported_subentry_types(bare_entry) == {
         SUBENTRY_CONVERSATION: ConversationAgentFlow,
         SUBENTRY_INDEXER: TorznabIndexerFlow,
+        SUBENTRY_SATELLITE: SatellitePersonFlow,
     }
 
 

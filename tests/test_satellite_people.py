@@ -54,7 +54,10 @@ async def entry(
     hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
 ) -> MockConfigEntry:
     entry = MockConfigEntry(
-        domain=DOMAIN, title="Agent Media", data=entry_data, options={**entry_options, CONF_LOCAL_SENTENCES: True}
+        domain=DOMAIN,
+        title="Agent Media",
+        data=entry_data,
+        options={**entry_options, CONF_LOCAL_SENTENCES: True},
     )
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
@@ -85,7 +88,9 @@ async def preferences(hass: HomeAssistant, data: dict[str, Any], user_id: str | 
     )
 
 
-async def add_satellite_person(hass: HomeAssistant, entry: MockConfigEntry, device_id: str, person: str) -> Any:
+async def add_satellite_person(
+    hass: HomeAssistant, entry: MockConfigEntry, device_id: str, person: str
+) -> Any:
     flow = await hass.config_entries.subentries.async_init(
         (entry.entry_id, SUBENTRY_SATELLITE), context={"source": SOURCE_USER}
     )
@@ -151,11 +156,17 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     assert said.response.speech["plain"]["speech"]
     waiting = entry.runtime_data.memory.subscriptions.waiting()
     assert [
-        (item["requester"], item["target"]) for subscription in waiting.values() for item in subscription["subscribers"]
+        (item["requester"], item["target"])
+        for subscription in waiting.values()
+        for item in subscription["subscribers"]
     ] == [(f"user:{bob}", f"device:{device_id}")]
     announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
     await async_announce(
-        hass, {"name": "Sintel", "title": "Sintel"}, f"user:{bob}", language="en", target=f"device:{device_id}"
+        hass,
+        {"name": "Sintel", "title": "Sintel"},
+        f"user:{bob}",
+        language="en",
+        target=f"device:{device_id}",
     )
     assert [call.data["entity_id"] for call in announced] == ["assist_satellite.kitchen"]
 
@@ -163,14 +174,21 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     again = await add_satellite_person(hass, entry, device_id, "person.alice")
     assert again["type"] is FlowResultType.ABORT
     assert again["reason"] == "already_configured"
-    subentry_id = next(iter(sid for sid, sub in entry.subentries.items() if sub.subentry_type == SUBENTRY_SATELLITE))
-    flow = await hass.config_entries.subentries.async_init(
-        (entry.entry_id, SUBENTRY_SATELLITE), context={"source": SOURCE_RECONFIGURE, "subentry_id": subentry_id}
+    subentry_id = next(
+        iter(sid for sid, sub in entry.subentries.items() if sub.subentry_type == SUBENTRY_SATELLITE)
     )
-    refused = await hass.config_entries.subentries.async_configure(flow["flow_id"], {CONF_PERSON: "person.carol"})
+    flow = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_SATELLITE),
+        context={"source": SOURCE_RECONFIGURE, "subentry_id": subentry_id},
+    )
+    refused = await hass.config_entries.subentries.async_configure(
+        flow["flow_id"], {CONF_PERSON: "person.carol"}
+    )
     assert refused["type"] is FlowResultType.FORM
     assert refused["errors"] == {CONF_PERSON: "person_without_user"}
-    changed = await hass.config_entries.subentries.async_configure(flow["flow_id"], {CONF_PERSON: "person.alice"})
+    changed = await hass.config_entries.subentries.async_configure(
+        flow["flow_id"], {CONF_PERSON: "person.alice"}
+    )
     assert changed["type"] is FlowResultType.ABORT
     assert changed["reason"] == "reconfigure_successful"
     await hass.async_block_till_done()
@@ -226,7 +244,9 @@ async def test_the_preferences_action_lets_a_person_set_their_own_and_an_adminis
     system = await preferences(hass, {"max_size_gb": 20}, None)
     assert system["whose"] == "household"
     assert system["own"] == {"resolution": "2160p", "max_size_gb": 20.0}
-    assert (await preferences(hass, {}, bob))["preferences"]["resolution"] == "720p"  # his own over the household's
+    assert (await preferences(hass, {}, bob))["preferences"][
+        "resolution"
+    ] == "720p"  # his own over the household's
 
     # A person with no user has no preferences of their own; a value that is no preference is refused.
     with pytest.raises(ServiceValidationError) as err:

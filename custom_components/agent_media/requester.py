@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Final
 
 from .const import PROFILE_SEARCH_ONLY
 
-ATTR_USER_ID: Final = "user_id"  # a person entity's user (homeassistant.components.person)
+ATTR_USER_ID: Final = "user_id"  # a person entity's attribute: the Home Assistant user linked to it
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
