@@ -27,6 +27,7 @@ from homeassistant.config_entries import SOURCE_RECONFIGURE, SOURCE_USER
 from homeassistant.core import Context
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import ServiceValidationError, Unauthorized
+from homeassistant.helpers import device_registry as dr
 from homeassistant.setup import async_setup_component
 
 from .rig.knaben_server import _hit
@@ -118,6 +119,7 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     assert (await preferences(hass, {"languages": "French"}, alice))["own"] == {"languages": ["French"]}
     assert (await preferences(hass, {"languages": "Italian"}, bob))["own"] == {"languages": ["Italian"]}
     device_id = satellite(hass, features=1)
+    dr.async_get(hass).async_update_device(device_id, name_by_user="Kitchen")
 
     async def first_release(**who: Any) -> str:
         await ask(hass, entry, "find torrents for Sintel 2010", **who)
@@ -131,7 +133,7 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
 
     created = await add_satellite_person(hass, entry, device_id, "person.bob")
     assert created["type"] is FlowResultType.CREATE_ENTRY
-    assert created["title"] == f"{device_id} → Bob"  # the test's device has no name
+    assert created["title"] == "Kitchen → Bob"  # as Home Assistant names them
     await hass.async_block_till_done()
     assert satellite_people(entry) == {device_id: "person.bob"}
 
