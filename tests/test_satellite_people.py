@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_mock_service
 
-from custom_components.agent_media.announce import async_announce
 from custom_components.agent_media.const import (
     CONF_LOCAL_SENTENCES,
     CONF_PERSON,
     CONF_SATELLITE_DEVICE,
     DOMAIN,
+    EVENT_DOWNLOAD_COMPLETED,
     SUBENTRY_SATELLITE,
 )
 from custom_components.agent_media.requester import RequesterKind, async_resolve_requester
@@ -32,14 +32,19 @@ from homeassistant.setup import async_setup_component
 
 from .rig.knaben_server import _hit
 from .test_announce import satellite
+from .test_conversation import speech
 from .test_household import ask
+from .test_subscriptions import finish, subscribe
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pytest_homeassistant_custom_component.common import MockUser
 
-    from homeassistant.core import HomeAssistant, ServiceCall
+    from homeassistant.core import Event, HomeAssistant, ServiceCall
 
     from .rig.knaben_server import KnabenServer
+    from .rig.qbittorrent import QBittorrentInstance
 
 pytestmark = pytest.mark.usefixtures("core_setup")
 
@@ -162,15 +167,6 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
         for subscription in waiting.values()
         for item in subscription["subscribers"]
     ] == [(f"user:{bob}", f"device:{device_id}")]
-    announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
-    await async_announce(
-        hass,
-        {"name": "Sintel", "title": "Sintel"},
-        f"user:{bob}",
-        language="en",
-        target=f"device:{device_id}",
-    )
-    assert [call.data["entity_id"] for call in announced] == ["assist_satellite.kitchen"]
 
     # A second subentry for the same satellite is refused; a person with no user cannot be chosen.
     again = await add_satellite_person(hass, entry, device_id, "person.alice")
@@ -305,3 +301,44 @@ async def test_unfollowing_drops_only_the_asker_while_someone_else_follows(
     assert wanted.followers("tv:900001") == [f"user:{alice}"]
     assert await unfollow(alice, follower="all") == {"unfollowed": ["Pioneer One (2010)"]}
     assert wanted.shows() == {}
+
+
+@pytest.mark.usefixtures("people")
+async def test_a_person_subscribed_through_their_satellite_is_told_there_and_once(
+    hass: HomeAssistant,
+    entry: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    tmp_path: Path,
+    hass_admin_user: MockUser,
+    hass_read_only_user: MockUser,
+) -> None:
+    announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
+    notified: list[ServiceCall] = async_mock_service(hass, "notify", "send_message")
+    alice, bob = hass_admin_user.id, hass_read_only_user.id
+    device_id = satellite(hass, features=1)
+    assert (await add_satellite_person(hass, entry, device_id, "person.bob"))[
+        "type"
+    ] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+
+    said = await ask(hass, entry, "tell me when Big Buck Bunny is ready", device_id=device_id)
+    assert speech(said) == "I'll tell you when Big Buck Bunny (2008) is ready."
+    await subscribe(hass, {"target": "notify.alice_phone"}, alice)  # "me too"
+    completions: list[Event] = []
+    hass.bus.async_listen(EVENT_DOWNLOAD_COMPLETED, completions.append)
+    await finish(hass, entry, qbittorrent, tmp_path)
+    assert [event.data["subscribers"] for event in completions] == [[f"user:{bob}", f"user:{alice}"]]
+
+    # Bob is told on his satellite, Alice on her phone; each once.
+    assert [call.data["entity_id"] for call in announced] == ["assist_satellite.kitchen"]
+    assert [call.data["entity_id"] for call in notified] == ["notify.alice_phone"]
+    # His next turn on the satellite is his: he hears it there, and then not again in the app.
+    first = await ask(hass, entry, "what's downloading", user_id=alice)
+    assert speech(first).startswith("Here's what's new: Big Buck Bunny has finished downloading.")
+    subscriptions = entry.runtime_data.memory.subscriptions
+    assert len(subscriptions.untold(f"user:{bob}")) == 1
+    on_satellite = await ask(hass, entry, "what's downloading", device_id=device_id)
+    assert speech(on_satellite).startswith("Here's what's new: Big Buck Bunny has finished downloading.")
+    assert subscriptions.untold(f"user:{bob}") == []
+    in_the_app = await ask(hass, entry, "what's downloading", user_id=bob)
+    assert "Big Buck Bunny" not in speech(in_the_app)

@@ -274,7 +274,7 @@ class MediaAgent:
         deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
         progress = _TurnProgress()
         # What the answer may quote, read before the turn changes it (news told is marked read).
-        known = outside_texts(self.entry.runtime_data.memory, requester.key, chat_log.conversation_id)
+        known = self._known_now(requester, chat_log.conversation_id)
         try:
             async with asyncio.timeout(deadline):
                 if (
@@ -453,7 +453,10 @@ class MediaAgent:
         return TurnResult(speech)
 
     def _known_now(self, requester: Requester, conversation_id: str | None) -> set[str]:
-        return outside_texts(self.entry.runtime_data.memory, requester.key, conversation_id)
+        """Return what an answer may quote: also the news of the person a satellite stands for."""
+        memory = self.entry.runtime_data.memory
+        known = outside_texts(memory, requester.key, conversation_id)
+        return known if requester.person is None else known | outside_texts(memory, requester.person, None)
 
     def _answered(self, speech: str, user_text: str, known: set[str]) -> str:
         """Return an answer as the model gets it later, with the outside text it quotes in data blocks.
