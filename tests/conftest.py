@@ -210,6 +210,24 @@ def entry_options(knaben_server: KnabenServer, tmdb_server: TMDBServer) -> dict[
 
 
 @pytest.fixture
+def local_options(entry_options: dict[str, Any]) -> dict[str, Any]:
+    """The rig's options with the common sentences answered locally, as the README sets an entry up."""
+    return entry_options | {CONF_LOCAL_SENTENCES: True}
+
+
+@pytest.fixture
+async def local_entry(
+    hass: HomeAssistant, core_setup: None, entry_data: dict[str, Any], local_options: dict[str, Any]
+) -> MockConfigEntry:
+    """An entry answering the common sentences locally, set up."""
+    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=local_options)
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return entry
+
+
+@pytest.fixture
 async def core_setup(hass: HomeAssistant) -> None:
     """Set up Home Assistant's core integration, which the conversation component needs (exposed entities)."""
     assert await async_setup_component(hass, "homeassistant", {})
