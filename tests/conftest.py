@@ -14,6 +14,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.syrupy import HomeAssistantSnapshotExtension
 
+from custom_components.agent_media import compat
 from custom_components.agent_media.const import (
     CONF_KNABEN_URL,
     CONF_LLM_API_KEY,
@@ -52,6 +53,24 @@ if TYPE_CHECKING:
     from syrupy.assertion import SnapshotAssertion
 
     from homeassistant.core import HomeAssistant
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the tests of the other side of Home Assistant's 2026.8 tool-platform change.
+
+    Each side has its own tests (Agent Media's own llm.API before, tools with Assist and MCP after); a test of
+    one side cannot run on the other, and a deselection is not a skip of something missing.
+    """
+    present = compat.llm_tool_platform()
+    other_side = [
+        item
+        for item in items
+        if (marker := item.get_closest_marker("llm_tool_platform")) is not None
+        and marker.args[0] is not present
+    ]
+    if other_side:
+        config.hook.pytest_deselected(items=other_side)
+        items[:] = [item for item in items if item not in other_side]
 
 
 @pytest.fixture(autouse=True)
