@@ -14,7 +14,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_mock_service
 
 from custom_components.agent_media.const import (
-    CONF_LOCAL_SENTENCES,
     CONF_PERSON,
     CONF_SATELLITE_DEVICE,
     DOMAIN,
@@ -56,22 +55,6 @@ RELEASES = (
 
 
 @pytest.fixture
-async def entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Agent Media",
-        data=entry_data,
-        options={**entry_options, CONF_LOCAL_SENTENCES: True},
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
-
-
-@pytest.fixture
 async def people(hass: HomeAssistant, hass_admin_user: MockUser, hass_read_only_user: MockUser) -> None:
     """Alice administers Home Assistant, Bob does not; Carol is a person with no user."""
     assert await async_setup_component(
@@ -109,7 +92,7 @@ async def add_satellite_person(
 @pytest.mark.usefixtures("people")
 async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language(
     hass: HomeAssistant,
-    entry: MockConfigEntry,
+    local_entry: MockConfigEntry,
     knaben_server: KnabenServer,
     hass_admin_user: MockUser,
     hass_read_only_user: MockUser,
@@ -127,20 +110,20 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     dr.async_get(hass).async_update_device(device_id, name_by_user="Kitchen")
 
     async def first_release(**who: Any) -> str:
-        await ask(hass, entry, "find torrents for Sintel 2010", **who)
+        await ask(hass, local_entry, "find torrents for Sintel 2010", **who)
         key = f"user:{who['user_id']}" if "user_id" in who else f"device:{who['device_id']}"
-        search = entry.runtime_data.memory.working.search(key)
+        search = local_entry.runtime_data.memory.working.search(key)
         assert search is not None
         return str(search["results"][0]["title"])
 
     # Not set yet: the satellite is the household's.
     assert await first_release(device_id=device_id) == RELEASES[2]
 
-    created = await add_satellite_person(hass, entry, device_id, "person.bob")
+    created = await add_satellite_person(hass, local_entry, device_id, "person.bob")
     assert created["type"] is FlowResultType.CREATE_ENTRY
     assert created["title"] == "Kitchen → Bob"  # as Home Assistant names them
     await hass.async_block_till_done()
-    assert satellite_people(entry) == {device_id: "person.bob"}
+    assert satellite_people(local_entry) == {device_id: "person.bob"}
 
     # Through the satellite, Bob's Italian audio; Alice, in the app, her French: the same film, two releases.
     assert "iTALiAN" in await first_release(device_id=device_id)
@@ -148,7 +131,7 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
 
     # Bob's preferences, never his permissions: the satellite keeps its own (a satellite is trusted).
     requester = await async_resolve_requester(
-        hass, Context(), device_id, satellite_people=satellite_people(entry)
+        hass, Context(), device_id, satellite_people=satellite_people(local_entry)
     )
     assert (requester.kind, requester.key, requester.person_key) == (
         RequesterKind.DEVICE,
@@ -159,9 +142,9 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     assert not requester.is_admin
 
     # "Tell me when it's ready" on it is Bob's subscription, told on that satellite.
-    said = await ask(hass, entry, "tell me when Sintel is ready", device_id=device_id)
+    said = await ask(hass, local_entry, "tell me when Sintel is ready", device_id=device_id)
     assert said.response.speech["plain"]["speech"]
-    waiting = entry.runtime_data.memory.subscriptions.waiting()
+    waiting = local_entry.runtime_data.memory.subscriptions.waiting()
     assert [
         (item["requester"], item["target"])
         for subscription in waiting.values()
@@ -169,14 +152,14 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     ] == [(f"user:{bob}", f"device:{device_id}")]
 
     # A second subentry for the same satellite is refused; a person with no user cannot be chosen.
-    again = await add_satellite_person(hass, entry, device_id, "person.alice")
+    again = await add_satellite_person(hass, local_entry, device_id, "person.alice")
     assert again["type"] is FlowResultType.ABORT
     assert again["reason"] == "already_configured"
     subentry_id = next(
-        iter(sid for sid, sub in entry.subentries.items() if sub.subentry_type == SUBENTRY_SATELLITE)
+        iter(sid for sid, sub in local_entry.subentries.items() if sub.subentry_type == SUBENTRY_SATELLITE)
     )
     flow = await hass.config_entries.subentries.async_init(
-        (entry.entry_id, SUBENTRY_SATELLITE),
+        (local_entry.entry_id, SUBENTRY_SATELLITE),
         context={"source": SOURCE_RECONFIGURE, "subentry_id": subentry_id},
     )
     refused = await hass.config_entries.subentries.async_configure(
@@ -193,17 +176,20 @@ async def test_a_satellite_standing_for_a_person_picks_with_their_audio_language
     assert "FRENCH" in await first_release(device_id=device_id)
 
     # Removed: the household's again.
-    assert hass.config_entries.async_remove_subentry(entry, subentry_id)
+    assert hass.config_entries.async_remove_subentry(local_entry, subentry_id)
     await hass.async_block_till_done()
     assert await first_release(device_id=device_id) == RELEASES[2]
 
 
 @pytest.mark.usefixtures("people")
 async def test_the_preferences_action_lets_a_person_set_their_own_and_an_administrator_anyones(
-    hass: HomeAssistant, entry: MockConfigEntry, hass_admin_user: MockUser, hass_read_only_user: MockUser
+    hass: HomeAssistant,
+    local_entry: MockConfigEntry,
+    hass_admin_user: MockUser,
+    hass_read_only_user: MockUser,
 ) -> None:
     alice, bob = hass_admin_user.id, hass_read_only_user.id
-    household = entry.runtime_data.memory.household
+    household = local_entry.runtime_data.memory.household
 
     # A person reads and sets their own; the household's defaults stay in force under them.
     mine = await preferences(hass, {}, bob)
@@ -258,14 +244,14 @@ async def test_the_preferences_action_lets_a_person_set_their_own_and_an_adminis
 
 async def test_unfollowing_drops_only_the_asker_while_someone_else_follows(
     hass: HomeAssistant,
-    entry: MockConfigEntry,
+    local_entry: MockConfigEntry,
     knaben_server: KnabenServer,
     hass_admin_user: MockUser,
     hass_read_only_user: MockUser,
 ) -> None:
     knaben_server.set_hits([])
     alice, bob = hass_admin_user.id, hass_read_only_user.id
-    wanted = entry.runtime_data.memory.wanted
+    wanted = local_entry.runtime_data.memory.wanted
     for user_id in (bob, alice):
         await hass.services.async_call(
             DOMAIN, "follow_show", {"title": "Pioneer One"}, blocking=True, context=Context(user_id=user_id)
@@ -306,7 +292,7 @@ async def test_unfollowing_drops_only_the_asker_while_someone_else_follows(
 @pytest.mark.usefixtures("people")
 async def test_a_person_subscribed_through_their_satellite_is_told_there_and_once(
     hass: HomeAssistant,
-    entry: MockConfigEntry,
+    local_entry: MockConfigEntry,
     qbittorrent: QBittorrentInstance,
     tmp_path: Path,
     hass_admin_user: MockUser,
@@ -316,29 +302,29 @@ async def test_a_person_subscribed_through_their_satellite_is_told_there_and_onc
     notified: list[ServiceCall] = async_mock_service(hass, "notify", "send_message")
     alice, bob = hass_admin_user.id, hass_read_only_user.id
     device_id = satellite(hass, features=1)
-    assert (await add_satellite_person(hass, entry, device_id, "person.bob"))[
+    assert (await add_satellite_person(hass, local_entry, device_id, "person.bob"))[
         "type"
     ] is FlowResultType.CREATE_ENTRY
     await hass.async_block_till_done()
 
-    said = await ask(hass, entry, "tell me when Big Buck Bunny is ready", device_id=device_id)
+    said = await ask(hass, local_entry, "tell me when Big Buck Bunny is ready", device_id=device_id)
     assert speech(said) == "I'll tell you when Big Buck Bunny (2008) is ready."
     await subscribe(hass, {"target": "notify.alice_phone"}, alice)  # "me too"
     completions: list[Event] = []
     hass.bus.async_listen(EVENT_DOWNLOAD_COMPLETED, completions.append)
-    await finish(hass, entry, qbittorrent, tmp_path)
+    await finish(hass, local_entry, qbittorrent, tmp_path)
     assert [event.data["subscribers"] for event in completions] == [[f"user:{bob}", f"user:{alice}"]]
 
     # Bob is told on his satellite, Alice on her phone; each once.
     assert [call.data["entity_id"] for call in announced] == ["assist_satellite.kitchen"]
     assert [call.data["entity_id"] for call in notified] == ["notify.alice_phone"]
     # His next turn on the satellite is his: he hears it there, and then not again in the app.
-    first = await ask(hass, entry, "what's downloading", user_id=alice)
+    first = await ask(hass, local_entry, "what's downloading", user_id=alice)
     assert speech(first).startswith("Here's what's new: Big Buck Bunny has finished downloading.")
-    subscriptions = entry.runtime_data.memory.subscriptions
+    subscriptions = local_entry.runtime_data.memory.subscriptions
     assert len(subscriptions.untold(f"user:{bob}")) == 1
-    on_satellite = await ask(hass, entry, "what's downloading", device_id=device_id)
+    on_satellite = await ask(hass, local_entry, "what's downloading", device_id=device_id)
     assert speech(on_satellite).startswith("Here's what's new: Big Buck Bunny has finished downloading.")
     assert subscriptions.untold(f"user:{bob}") == []
-    in_the_app = await ask(hass, entry, "what's downloading", user_id=bob)
+    in_the_app = await ask(hass, local_entry, "what's downloading", user_id=bob)
     assert "Big Buck Bunny" not in speech(in_the_app)
