@@ -75,6 +75,7 @@ if TYPE_CHECKING:
 
     from ..clients.llm import LLMClient
     from ..data import AgentMediaConfigEntry
+    from ..memory import AgentMediaMemory
     from ..requester import Permission, Requester
     from .local import LocalCommands
     from .settings import AgentSettings
@@ -224,6 +225,12 @@ def _json_start(text: str) -> int:
     return min(found, default=-1)
 
 
+def known_now(memory: AgentMediaMemory, requester: Requester, conversation_id: str | None) -> set[str]:
+    """Return what an answer may quote: also the news of the person a satellite stands for."""
+    known = outside_texts(memory, requester.key, conversation_id)
+    return known if requester.person is None else known | outside_texts(memory, requester.person, None)
+
+
 def _tools_unsupported(err: RequestRejectedError) -> bool:
     detail = err.detail.lower()
     return any(hint in detail for hint in _NO_TOOLS_HINTS)
@@ -274,7 +281,7 @@ class MediaAgent:
         deadline = float(self.entry.options.get(CONF_TURN_TIMEOUT, DEFAULT_TURN_TIMEOUT))
         progress = _TurnProgress()
         # What the answer may quote, read before the turn changes it (news told is marked read).
-        known = self._known_now(requester, chat_log.conversation_id)
+        known = known_now(self.entry.runtime_data.memory, requester, chat_log.conversation_id)
         try:
             async with asyncio.timeout(deadline):
                 if (
@@ -398,7 +405,9 @@ class MediaAgent:
         speech = last.content.strip() if isinstance(last, AssistantContent) and last.content else ""
         if not speech:
             return await self._async_fail(user_input, chat_log, agent_id, EMPTY_ANSWER)
-        answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
+        answer = self._answered(
+            speech, user_input.text, known | known_now(memory, requester, conversation_id)
+        )
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         memory.mark_told(requester.person_key, view.shown_event_ids)
         return TurnResult(speech)
@@ -448,15 +457,11 @@ class MediaAgent:
         memory = self.entry.runtime_data.memory
         memory.household.set_language(user_input.language)
         conversation_id = chat_log.conversation_id
-        answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
+        answer = self._answered(
+            speech, user_input.text, known | known_now(memory, requester, conversation_id)
+        )
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         return TurnResult(speech)
-
-    def _known_now(self, requester: Requester, conversation_id: str | None) -> set[str]:
-        """Return what an answer may quote: also the news of the person a satellite stands for."""
-        memory = self.entry.runtime_data.memory
-        known = outside_texts(memory, requester.key, conversation_id)
-        return known if requester.person is None else known | outside_texts(memory, requester.person, None)
 
     def _answered(self, speech: str, user_text: str, known: set[str]) -> str:
         """Return an answer as the model gets it later, with the outside text it quotes in data blocks.
