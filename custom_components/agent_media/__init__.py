@@ -12,6 +12,7 @@ from homeassistant.helpers import config_validation as cv, entity_registry as er
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 
+from . import compat
 from .agent_flow import default_agent
 from .clients.errors import CannotConnectError, InvalidAuthError
 from .clients.knaben import KnabenClient
@@ -58,6 +59,7 @@ from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory, NewerStoreError
 from .operations import Collaborators, OperationOptions, Operations
 from .services import async_setup_services
+from .stale_api import async_check_agents
 from .wanted import WantedScheduler
 
 if TYPE_CHECKING:
@@ -67,7 +69,13 @@ if TYPE_CHECKING:
     from homeassistant.helpers.typing import ConfigType
 
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
-PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.EVENT, Platform.IMAGE, Platform.SENSOR]
+PLATFORMS: list[Platform] = [
+    Platform.CONVERSATION,
+    Platform.EVENT,
+    Platform.IMAGE,
+    Platform.SENSOR,
+    *compat.ai_task_platforms(),
+]
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:  # noqa: ARG001 - HA's signature
@@ -213,6 +221,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         operations=operations,
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
+    async_check_agents(hass)  # agents still set to our former API, where it is no longer registered
     operations.adder.resume_safety_checks()
     wanted.async_start()
     entry.async_on_unload(wanted.async_stop)

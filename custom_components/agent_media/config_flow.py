@@ -36,7 +36,7 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 
-from .agent_flow import ConversationAgentFlow, default_agent
+from .agent_flow import agent_subentry_flows, default_agent
 from .clients._http import NO_RETRY
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
@@ -102,7 +102,6 @@ from .const import (
     LLM_PROVIDER_URLS,
     LOGGER,
     MAX_STALLED_TIMEOUT,
-    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
 )
 from .errors import OperationError
@@ -367,8 +366,8 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         cls,
         config_entry: AgentMediaConfigEntry,  # noqa: ARG003
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Conversation agents and Torznab indexers are subentries, each added, changed or removed alone."""
-        return {SUBENTRY_CONVERSATION: ConversationAgentFlow, SUBENTRY_INDEXER: TorznabIndexerFlow}
+        """Agents, AI tasks and Torznab indexers are subentries, each added, changed or removed alone."""
+        return {**agent_subentry_flows(), SUBENTRY_INDEXER: TorznabIndexerFlow}
 
     async def async_step_user(self, user_input: dict[str, Any] | None = None) -> ConfigFlowResult:
         """Choose the LLM provider and check it answers."""
