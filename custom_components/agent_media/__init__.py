@@ -48,6 +48,7 @@ from .const import (
     DEFAULT_ORGANIZE_LIBRARY,
     DEFAULT_TMDB_URL,
     DOMAIN,
+    SUBENTRY_AI_TASK,
     SUBENTRY_INDEXER,
 )
 from .coordinator import DownloadsCoordinator
@@ -69,13 +70,7 @@ if TYPE_CHECKING:
     from homeassistant.helpers.typing import ConfigType
 
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
-PLATFORMS: list[Platform] = [
-    Platform.CONVERSATION,
-    Platform.EVENT,
-    Platform.IMAGE,
-    Platform.SENSOR,
-    *compat.ai_task_platforms(),
-]
+PLATFORMS: list[Platform] = [Platform.CONVERSATION, Platform.EVENT, Platform.IMAGE, Platform.SENSOR]
 
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:  # noqa: ARG001 - HA's signature
@@ -83,6 +78,17 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:  # noqa:
     async_setup_services(hass)
     async_register_http_views(hass)
     return True
+
+
+def platforms_for(entry: AgentMediaConfigEntry) -> list[Platform]:
+    """Return the entry's platforms: AI Task too where HA has it and the entry has an AI task.
+
+    Only then: Home Assistant's ai_task component loads its camera component, which an entry without AI tasks
+    has no use for.
+    """
+    if any(sub.subentry_type == SUBENTRY_AI_TASK for sub in entry.subentries.values()):
+        return [*PLATFORMS, *compat.ai_task_platforms()]
+    return PLATFORMS
 
 
 def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
@@ -219,13 +225,14 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         coordinator=coordinator,
         wanted=wanted,
         operations=operations,
+        platforms=platforms_for(entry),
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
     async_check_agents(hass)  # agents still set to our former API, where it is no longer registered
     operations.adder.resume_safety_checks()
     wanted.async_start()
     entry.async_on_unload(wanted.async_stop)
-    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    await hass.config_entries.async_forward_entry_setups(entry, entry.runtime_data.platforms)
     # Once the entities listen: a completion found by the first poll reaches them, the bus and the journal.
     lifecycle.async_start()
     entry.async_on_unload(lifecycle.async_stop)
@@ -266,7 +273,7 @@ async def _async_reload_on_update(hass: HomeAssistant, entry: AgentMediaConfigEn
 
 async def async_unload_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> bool:
     """Unload a config entry."""
-    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    return await hass.config_entries.async_unload_platforms(entry, entry.runtime_data.platforms)
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:
