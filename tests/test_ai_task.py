@@ -33,6 +33,10 @@ from .helpers import torrents_in_qbittorrent
 from .test_conversation import tool_results
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_homeassistant_custom_component.common import MockUser
+
     from homeassistant.core import HomeAssistant
 
     from .rig.llm_server import ScriptedLLMServer
@@ -157,6 +161,43 @@ async def test_a_search_only_task_searches_but_adds_nothing(
     refusals = tool_results(llm_server.requests[2])[1:]
     assert [refusal["error"] for refusal in refusals] == ["not_allowed"] * 2
     assert await torrents_in_qbittorrent(hass, qbittorrent) == {}
+
+
+@WITH_AI_TASK
+async def test_a_task_run_by_a_person_has_that_persons_permissions(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    hass_read_only_user: MockUser,
+    tmp_path: Path,
+) -> None:
+    """Run from the UI by someone who is no administrator: settings stay as they are, as with the agent."""
+    entry = setup_integration
+    entity_id = await add_task(hass, entry, "Folders", PROFILE_HOUSEHOLD)
+    hass.config.allowlist_external_dirs = {str(tmp_path)}
+    llm_server.queue_tool_calls(
+        [("set_path_for_folder", {"folder_name": "download", "path_value": str(tmp_path)})]
+    )
+    llm_server.queue_text("Not allowed.")
+
+    await generate(
+        hass,
+        entity_id,
+        f"Set the download folder to {tmp_path}",
+        context=Context(user_id=hass_read_only_user.id),
+    )
+
+    assert [result["error"] for result in tool_results(llm_server.requests[1])] == ["not_allowed"]
+    assert entry.runtime_data.memory.household.folders() == {}
+
+    # An automation (no user) may, as Home Assistant's own actions.
+    llm_server.queue_tool_calls(
+        [("set_path_for_folder", {"folder_name": "download", "path_value": str(tmp_path)})]
+    )
+    llm_server.queue_text("Done.")
+    await generate(hass, entity_id, f"Set the download folder to {tmp_path}")
+    assert [result["status"] for result in tool_results(llm_server.requests[3])] == ["ok"]
+    assert entry.runtime_data.memory.household.folders() != {}
 
 
 @WITHOUT_AI_TASK
