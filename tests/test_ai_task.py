@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.agent_media import compat
 from custom_components.agent_media.config_flow import AgentMediaConfigFlow
 from custom_components.agent_media.const import (
     DOMAIN,
@@ -42,8 +41,8 @@ if TYPE_CHECKING:
     from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
-WITH_AI_TASK = pytest.mark.skipif(not compat.ai_task_platforms(), reason="HA < 2025.7 has no AI Task")
-WITHOUT_AI_TASK = pytest.mark.skipif(bool(compat.ai_task_platforms()), reason="HA ≥ 2025.7 has AI Task")
+WITH_AI_TASK = pytest.mark.ai_task(True)
+WITHOUT_AI_TASK = pytest.mark.ai_task(False)
 
 
 async def add_task(hass: HomeAssistant, entry: MockConfigEntry, name: str, profile: str) -> str:

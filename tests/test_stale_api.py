@@ -75,7 +75,7 @@ def our_issues(hass: HomeAssistant) -> dict[str, ir.IssueEntry]:
     }
 
 
-@pytest.mark.skipif(not compat.llm_tool_platform(), reason="HA < 2026.8 still registers our API")
+@pytest.mark.llm_tool_platform(True)
 async def test_agents_set_to_our_former_api_are_repaired_to_assist(
     hass: HomeAssistant, config_entry: MockConfigEntry
 ) -> None:
@@ -132,7 +132,7 @@ async def test_agents_set_to_our_former_api_are_repaired_to_assist(
     assert our_issues(hass) == {}
 
 
-@pytest.mark.skipif(compat.llm_tool_platform(), reason="HA ≥ 2026.8 no longer registers our API")
+@pytest.mark.llm_tool_platform(False)
 async def test_no_issue_while_our_api_is_registered(
     hass: HomeAssistant, config_entry: MockConfigEntry
 ) -> None:
