@@ -11,8 +11,10 @@ VENV_DEMO_NEWEST=/opt/venv-demo-newest  # inside SID_ROOT: that release for the 
 ROOT_SRC=/src                         # where the checkout is bound inside SID_ROOT
 QBT_API_FLOOR_314=/opt/qbittorrent-api-floor  # inside SID_ROOT: the floor qbittorrent-api, put first on PYTHONPATH
 HA_COMPONENTS="conversation http diagnostics intent"
-# The newest Home Assistant also serves the tools over MCP (tests/test_mcp.py): its MCP server's requirements.
-HA_COMPONENTS_NEWEST="$HA_COMPONENTS mcp_server"
+# The newest Home Assistant also serves the tools over MCP (tests/test_mcp.py): its MCP server's requirements;
+# and has AI Task (tests/test_ai_task.py), whose module imports camera's (PyTurboJPEG) whether a camera is set
+# up or not.
+HA_COMPONENTS_NEWEST="$HA_COMPONENTS mcp_server ai_task camera"
 
 # pip, without the warnings this machine's pip configuration prints about absent local mirrors.
 quiet_pip() { "$@" 2> >(grep -v "^WARNING: Location '.*' is ignored" >&2); }

@@ -55,18 +55,27 @@ if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
 
 
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Deselect the tests of the other side of Home Assistant's 2026.8 tool-platform change.
+# Home Assistant changes that split the tests in two sides, by marker: whether this version has the change.
+VERSION_SIDES: dict[str, bool] = {
+    "llm_tool_platform": compat.llm_tool_platform(),  # tools with Assist and MCP (2026.8+), or our llm.API
+    "ai_task": bool(compat.ai_task_platforms()),  # AI Task entities (2025.7+), or none
+}
 
-    Each side has its own tests (Agent Media's own llm.API before, tools with Assist and MCP after); a test of
-    one side cannot run on the other, and a deselection is not a skip of something missing.
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the tests of the other side of a Home Assistant change (`VERSION_SIDES`).
+
+    Each side has its own tests (Agent Media's own llm.API before 2026.8, tools with Assist and MCP after; AI
+    Task entities or their absence); a test of one side cannot run on the other, and a deselection is not a
+    skip of something missing.
     """
-    present = compat.llm_tool_platform()
     other_side = [
         item
         for item in items
-        if (marker := item.get_closest_marker("llm_tool_platform")) is not None
-        and marker.args[0] is not present
+        if any(
+            (marker := item.get_closest_marker(name)) is not None and marker.args[0] is not present
+            for name, present in VERSION_SIDES.items()
+        )
     ]
     if other_side:
         config.hook.pytest_deselected(items=other_side)

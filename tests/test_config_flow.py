@@ -12,7 +12,7 @@ from unittest.mock import patch
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.agent_media import config_flow
+from custom_components.agent_media import compat, config_flow
 from custom_components.agent_media.agent_flow import ConversationAgentFlow
 from custom_components.agent_media.config_flow import AgentMediaConfigFlow, TorznabIndexerFlow
 from custom_components.agent_media.const import (
@@ -35,6 +35,7 @@ from custom_components.agent_media.const import (
     DOMAIN,
     LLM_PROVIDER_MODELS,
     LLM_PROVIDER_URLS,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
     SUBENTRY_SATELLITE,
@@ -824,9 +825,12 @@ async def _configure_indexer(hass: HomeAssistant, flow_id: str, user_input: dict
 
 
 def test_indexers_are_a_subentry_type(bare_entry: MockConfigEntry) -> None:
+    # AI tasks share the agents' flow, where Home Assistant has AI Task (test_ai_task.py).
+    ai_tasks = {SUBENTRY_AI_TASK: ConversationAgentFlow} if compat.ai_task_platforms() else {}
     assert AgentMediaConfigFlow.async_get_supported_subentry_types(bare_entry) == {
         SUBENTRY_CONVERSATION: ConversationAgentFlow,
         SUBENTRY_INDEXER: TorznabIndexerFlow,
+        **ai_tasks,
         SUBENTRY_SATELLITE: SatellitePersonFlow,
     }
 

@@ -142,8 +142,9 @@ def test_dependencies_are_core_integrations_and_none_is_optional() -> None:
         for path in source_files()
         for match in re.findall(r"homeassistant\.components(?:\.| import )(\w+)", path.read_text("utf-8"))
     }
-    # `llm`: the Assist tools platform (llm.py, HA ≥ 2026.8), a dependency of conversation there.
-    platforms_and_helpers = {"sensor", "event", "image", "diagnostics", "llm"}
+    # `llm`: the Assist tools platform (llm.py, HA ≥ 2026.8), a dependency of conversation there; `ai_task`:
+    # an entity platform (HA ≥ 2025.7); `repairs`: the fix-flow platform, which hassfest allows undeclared.
+    platforms_and_helpers = {"sensor", "event", "image", "diagnostics", "llm", "ai_task", "repairs"}
     assert imported <= {*dependencies, *after_dependencies, *platforms_and_helpers}, imported
 
 

@@ -12,6 +12,7 @@ from homeassistant.helpers import config_validation as cv, entity_registry as er
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from homeassistant.helpers.httpx_client import get_async_client
 
+from . import compat
 from .agent_flow import default_agent
 from .clients.errors import CannotConnectError, InvalidAuthError
 from .clients.knaben import KnabenClient
@@ -47,6 +48,7 @@ from .const import (
     DEFAULT_ORGANIZE_LIBRARY,
     DEFAULT_TMDB_URL,
     DOMAIN,
+    SUBENTRY_AI_TASK,
     SUBENTRY_INDEXER,
 )
 from .coordinator import DownloadsCoordinator
@@ -58,6 +60,7 @@ from .llm_api import async_register_llm_apis
 from .memory import AgentMediaMemory, NewerStoreError
 from .operations import Collaborators, OperationOptions, Operations
 from .services import async_setup_services
+from .stale_api import async_check_agents
 from .wanted import WantedScheduler
 
 if TYPE_CHECKING:
@@ -75,6 +78,17 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:  # noqa:
     async_setup_services(hass)
     async_register_http_views(hass)
     return True
+
+
+def platforms_for(entry: AgentMediaConfigEntry) -> list[Platform]:
+    """Return the entry's platforms: AI Task too where HA has it and the entry has an AI task.
+
+    Only then: Home Assistant's ai_task component loads its camera component, which an entry without AI tasks
+    has no use for.
+    """
+    if any(sub.subentry_type == SUBENTRY_AI_TASK for sub in entry.subentries.values()):
+        return [*PLATFORMS, *compat.ai_task_platforms()]
+    return PLATFORMS
 
 
 def qbittorrent_client_for(entry: AgentMediaConfigEntry) -> QBittorrentClient:
@@ -211,12 +225,14 @@ async def async_setup_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -
         coordinator=coordinator,
         wanted=wanted,
         operations=operations,
+        platforms=platforms_for(entry),
     )
     entry.async_on_unload(async_register_llm_apis(hass, entry))
+    async_check_agents(hass)  # agents still set to our former API, where it is no longer registered
     operations.adder.resume_safety_checks()
     wanted.async_start()
     entry.async_on_unload(wanted.async_stop)
-    await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
+    await hass.config_entries.async_forward_entry_setups(entry, entry.runtime_data.platforms)
     # Once the entities listen: a completion found by the first poll reaches them, the bus and the journal.
     lifecycle.async_start()
     entry.async_on_unload(lifecycle.async_stop)
@@ -257,7 +273,7 @@ async def _async_reload_on_update(hass: HomeAssistant, entry: AgentMediaConfigEn
 
 async def async_unload_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> bool:
     """Unload a config entry."""
-    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    return await hass.config_entries.async_unload_platforms(entry, entry.runtime_data.platforms)
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: AgentMediaConfigEntry) -> None:

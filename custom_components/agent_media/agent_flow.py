@@ -2,7 +2,8 @@
 
 Every entry has at least one agent: a new entry gets `default_agent` with the entry's title, and an entry from
 before agents were subentries migrates to one (`__init__.async_migrate_entry`). A `search_only` agent can
-search and ask but never add or change anything, whatever the household's options allow.
+search and ask but never add or change anything, whatever the household's options allow. An AI task (a
+subentry of type `ai_task_data`, where Home Assistant has AI Task entities) has the same settings.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from homeassistant.helpers.selector import (
     TextSelectorConfig,
 )
 
+from . import compat
 from .const import (
     CONF_AGENT_LANGUAGE,
     CONF_AGENT_MODEL,
@@ -29,6 +31,7 @@ from .const import (
     CONF_AGENT_PROMPT,
     PROFILE_HOUSEHOLD,
     PROFILES,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
 
@@ -47,6 +50,14 @@ def default_agent(title: str) -> ConfigSubentryData:
         title=title,
         unique_id=None,
     )
+
+
+def agent_subentry_flows() -> dict[str, type[ConfigSubentryFlow]]:
+    """Return the flows of the agents' subentry types: conversation agents, and AI tasks where HA has them."""
+    flows: dict[str, type[ConfigSubentryFlow]] = {SUBENTRY_CONVERSATION: ConversationAgentFlow}
+    if compat.ai_task_platforms():
+        flows[SUBENTRY_AI_TASK] = ConversationAgentFlow
+    return flows
 
 
 def _agent_schema() -> vol.Schema:

@@ -9,8 +9,9 @@ import dataclasses
 import importlib
 from typing import TYPE_CHECKING, Any, cast
 
-from homeassistant.components.conversation import UserContent
+from homeassistant.components.conversation import ConversationInput, UserContent
 from homeassistant.components.conversation.chat_log import current_chat_log
+from homeassistant.const import Platform
 from homeassistant.helpers import device_registry as dr, llm
 
 if TYPE_CHECKING:
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 
     import voluptuous as vol
 
-    from homeassistant.components.conversation import ChatLog, ConversationInput, ToolResultContent
+    from homeassistant.components.conversation import ChatLog, ToolResultContent
     from homeassistant.core import Context
 
 # Schema → OpenAPI: probatio on HA ≥ 2026.9 (voluptuous_openapi is no longer installed there), else
@@ -35,6 +36,13 @@ def schema_to_openapi(
     """Convert a tool's voluptuous schema to the OpenAPI object the model sees."""
     converted: dict[str, Any] = _to_openapi(schema, custom_serializer=custom_serializer)
     return converted
+
+
+def selector_serializer(schema: Any) -> Any:
+    """Serialize HA's selectors for `schema_to_openapi` (`llm.selector_serializer`; private on HA 2025.4)."""
+    private = "_selector_serializer"  # absent on newer versions
+    serialize: Callable[[Any], Any] = getattr(llm, "selector_serializer", None) or getattr(llm, private)
+    return serialize(schema)
 
 
 def tool_result(payload: dict[str, Any], *, error: bool = False) -> Any:
@@ -141,6 +149,33 @@ def llm_tool_platform() -> bool:
 def llm_tools(tools: list[llm.Tool], prompt: str | None) -> Any:
     """Return what an `llm.py` platform's `async_get_tools` answers: tools and a prompt fragment."""
     return _LLM_TOOLS(tools=tools, prompt=prompt)
+
+
+def ai_task_platforms() -> list[Platform]:
+    """Return `[Platform.AI_TASK]` where Home Assistant has AI Task entities (HA ≥ 2025.7), else nothing.
+
+    There `ai_task.py` gives each AI task subentry an entity for `ai_task.generate_data`; before, the entry
+    sets up without it and offers no such subentry.
+    """
+    platform: Platform | None = getattr(Platform, "AI_TASK", None)
+    return [] if platform is None else [platform]
+
+
+def conversation_input(
+    *, text: str, context: Context, conversation_id: str | None, language: str, agent_id: str
+) -> ConversationInput:
+    """Build a ConversationInput with no device: its other fields (`satellite_id`) vary between versions."""
+    values: dict[str, Any] = {
+        "text": text,
+        "context": context,
+        "conversation_id": conversation_id,
+        "device_id": None,
+        "satellite_id": None,
+        "language": language,
+        "agent_id": agent_id,
+    }
+    names = {field.name for field in dataclasses.fields(ConversationInput)}
+    return ConversationInput(**{name: value for name, value in values.items() if name in names})
 
 
 def several_llm_apis_per_agent() -> bool:

@@ -36,7 +36,7 @@ from homeassistant.helpers.selector import (
     TextSelectorType,
 )
 
-from .agent_flow import ConversationAgentFlow, default_agent
+from .agent_flow import agent_subentry_flows, default_agent
 from .clients._http import NO_RETRY
 from .clients.errors import AgentMediaClientError, BannedError, CannotConnectError, InvalidAuthError
 from .clients.llm import LLMClient
@@ -102,7 +102,6 @@ from .const import (
     LLM_PROVIDER_URLS,
     LOGGER,
     MAX_STALLED_TIMEOUT,
-    SUBENTRY_CONVERSATION,
     SUBENTRY_INDEXER,
     SUBENTRY_SATELLITE,
 )
@@ -369,9 +368,9 @@ class AgentMediaConfigFlow(ConfigFlow, domain=DOMAIN):
         cls,
         config_entry: AgentMediaConfigEntry,  # noqa: ARG003
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Conversation agents, Torznab indexers and satellites' persons are subentries, each on its own."""
+        """Agents, AI tasks, Torznab indexers and satellites' persons are subentries, each on its own."""
         return {
-            SUBENTRY_CONVERSATION: ConversationAgentFlow,
+            **agent_subentry_flows(),
             SUBENTRY_INDEXER: TorznabIndexerFlow,
             SUBENTRY_SATELLITE: SatellitePersonFlow,
         }

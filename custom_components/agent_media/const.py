@@ -148,6 +148,9 @@ PROFILE_HOUSEHOLD: Final = "household"  # the household's policy, as the entry's
 PROFILE_SEARCH_ONLY: Final = "search_only"  # search, identify and ask; never add or change anything
 PROFILES: Final = (PROFILE_HOUSEHOLD, PROFILE_SEARCH_ONLY)
 DEFAULT_AGENT_NAME: Final = "Agent Media"
+# AI tasks (HA ≥ 2025.7): config subentries with an agent's settings, each an entity for
+# `ai_task.generate_data`. The type is the one Home Assistant's own LLM integrations use.
+SUBENTRY_AI_TASK: Final = "ai_task_data"
 
 # Voice satellites standing for a person: config subentries, one per satellite device, naming a person
 # entity. A request from that satellite uses the person's preferences, wanted titles, followed shows,

@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 PARALLEL_UPDATES = 0
 
 
+def agent_prompt(entry: AgentMediaConfigEntry, settings: AgentSettings, *more: str) -> str:
+    """Return an agent's system prompt: the instructions, the entry's prompt option, the agent's, `more`."""
+    parts = [INSTRUCTIONS, entry.options.get(CONF_PROMPT), settings.prompt, *more]
+    return "\n".join(part for part in parts if part)
+
+
 @callback
 def async_own_conversation_id(
     hass: HomeAssistant, memory: AgentMediaMemory, requester_key: str, conversation_id: str
@@ -123,12 +129,10 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
         self, user_input: conversation.ConversationInput, chat_log: conversation.ChatLog
     ) -> conversation.ConversationResult:
         """Answer one message; failures become a spoken explanation, never an exception."""
-        prompt = INSTRUCTIONS
-        for extra in (self.entry.options.get(CONF_PROMPT), self.settings.prompt):
-            if extra:
-                prompt = f"{prompt}\n{extra}"
         try:
-            await compat.async_provide_llm_data(chat_log, user_input, DOMAIN, prompt)
+            await compat.async_provide_llm_data(
+                chat_log, user_input, DOMAIN, agent_prompt(self.entry, self.settings)
+            )
         except conversation.ConverseError as err:
             return err.as_conversation_result()
 

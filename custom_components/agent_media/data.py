@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from homeassistant.config_entries import ConfigEntry
+from homeassistant.const import Platform
 
 from .clients.llm import LLMClient
 from .clients.qbittorrent import QBittorrentClient
@@ -28,6 +29,7 @@ class AgentMediaData:
     coordinator: DownloadsCoordinator  # watches qBittorrent; the entities show what it found
     wanted: WantedScheduler  # searches the wanted titles and followed shows again when due
     operations: Operations  # what every surface calls; holds the search results' links (RAM only)
+    platforms: list[Platform]  # the platforms set up for the entry, to unload the same ones
 
 
 type AgentMediaConfigEntry = ConfigEntry[AgentMediaData]
