@@ -18,11 +18,10 @@ from homeassistant.core import Context
 from homeassistant.exceptions import HomeAssistantError
 
 from . import compat
-from .agent.agent import MediaAgent
 from .agent.settings import AgentSettings
 from .const import DOMAIN, SUBENTRY_AI_TASK
-from .conversation import agent_prompt
-from .entity import agent_device_info, async_register_service_device
+from .conversation import AgentSubentryEntity, agent_prompt
+from .entity import async_register_service_device
 
 if TYPE_CHECKING:
     from homeassistant.core import HomeAssistant
@@ -54,7 +53,7 @@ async def async_setup_entry(
     for subentry in entry.subentries.values():
         if subentry.subentry_type == SUBENTRY_AI_TASK:
             async_add_entities(
-                [AgentMediaTaskEntity(hass, entry, AgentSettings.from_subentry(subentry))],
+                [AgentMediaTaskEntity(hass, entry, None, AgentSettings.from_subentry(subentry))],
                 config_subentry_id=subentry.subentry_id,
             )
 
@@ -71,22 +70,10 @@ def structured_data(text: str) -> dict[str, Any]:
     return data
 
 
-class AgentMediaTaskEntity(ai_task.AITaskEntity):
-    """Runs `ai_task.generate_data` tasks with the agent's tools."""
+class AgentMediaTaskEntity(AgentSubentryEntity, ai_task.AITaskEntity):
+    """Runs `ai_task.generate_data` tasks with the agent's tools (no local commands: always the model)."""
 
-    _attr_has_entity_name = True
-    _attr_name = None  # the device's name: the task's
     _attr_supported_features = ai_task.AITaskEntityFeature.GENERATE_DATA
-
-    def __init__(self, hass: HomeAssistant, entry: AgentMediaConfigEntry, settings: AgentSettings) -> None:
-        """Bind the task to its entry and its subentry's settings; no local commands, always the model."""
-        self.entry = entry
-        self.settings = settings
-        self.agent = MediaAgent(hass, entry, None, settings)
-        self._attr_unique_id = settings.subentry_id
-        client = entry.runtime_data.llm
-        model = settings.model or (client.model if client is not None else None)
-        self._attr_device_info = agent_device_info(hass, entry, settings, model=model)
 
     async def _async_generate_data(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog

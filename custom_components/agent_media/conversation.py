@@ -14,6 +14,7 @@ from homeassistant.components import conversation
 from homeassistant.const import MATCH_ALL
 from homeassistant.core import callback
 from homeassistant.helpers import chat_session, intent
+from homeassistant.helpers.entity import Entity
 
 from . import compat
 from .agent.agent import MediaAgent
@@ -79,13 +80,11 @@ async def async_setup_entry(
             )
 
 
-class AgentMediaConversationEntity(conversation.ConversationEntity):
-    """Finds films and shows, downloads them, and tells when they are done."""
+class AgentSubentryEntity(Entity):
+    """An entity of one agent subentry (a conversation agent, an AI task): its settings, loop and device."""
 
     _attr_has_entity_name = True
     _attr_name = None  # the device's name: the agent's
-    # Pipelines on HA ≥ 2025.7 start speaking while the text streams in; older versions ignore the flag.
-    _attr_supports_streaming = True
 
     def __init__(
         self,
@@ -102,6 +101,13 @@ class AgentMediaConversationEntity(conversation.ConversationEntity):
         llm = entry.runtime_data.llm
         model = settings.model or (llm.model if llm is not None else None)
         self._attr_device_info = agent_device_info(hass, entry, settings, model=model)
+
+
+class AgentMediaConversationEntity(AgentSubentryEntity, conversation.ConversationEntity):
+    """Finds films and shows, downloads them, and tells when they are done."""
+
+    # Pipelines on HA ≥ 2025.7 start speaking while the text streams in; older versions ignore the flag.
+    _attr_supports_streaming = True
 
     @property
     def supported_languages(self) -> list[str] | Literal["*"]:
