@@ -9,7 +9,7 @@ the same tool calls. Every failure ends in a short explanation in the user's lan
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 import json
 from typing import TYPE_CHECKING, Any, Final
 
@@ -48,6 +48,7 @@ from ..errors import async_render
 from ..requester import async_resolve_requester
 from ..sentences import async_load_sentences
 from ..untrusted import MAX_MESSAGE, clip, data_block, delimit_known
+from .history import SentHistories, SentHistory, clip_turns, group_turns
 from .local import tool_answer
 from .prompt import (
     build_memory_view,
@@ -58,6 +59,7 @@ from .prompt import (
     json_action_prompt,
     outside_texts,
     tool_result_message,
+    turn_sections,
     with_context,
 )
 from .tool_base import INVALID_JSON_ARGUMENTS, ToolContext
@@ -65,6 +67,7 @@ from .tools import AgentMediaAPI, ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
+    from datetime import datetime
 
     from openai.types.chat import ChatCompletionChunk
     from openai.types.chat.chat_completion_chunk import ChoiceDelta
@@ -101,8 +104,8 @@ MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 MAX_ANSWER_FORMS: Final = 200
 # A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
 # tools and the turn's first message leave (besides the `max_history_messages` option).
-REQUEST_TOKENS: Final = 1_300
-HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns keep however big the rest is: the last turn
+REQUEST_TOKENS: Final = 1_450
+HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns may take however big the rest is
 
 
 @dataclass(slots=True)
@@ -111,6 +114,19 @@ class TurnResult:
 
     speech: str
     failed: bool = False
+
+
+@dataclass(slots=True, kw_only=True)
+class _Turn:
+    """What every request of a model turn sends the same: the system message, the history, the context."""
+
+    start: int  # the person's message in the chat log
+    native: bool
+    system: dict[str, Any]
+    history: list[dict[str, Any]]
+    context: str
+    sections: dict[str, str]  # the view's parts that the history and this context state
+    reasoning: dict[int, str] = field(default_factory=dict)  # id(AssistantContent) → reasoning_content
 
 
 @dataclass(slots=True)
@@ -251,6 +267,7 @@ class MediaAgent:
         self.native_tools = True
         # Earlier answers as the model gets them, the outside text they quote in data blocks (`_answered`).
         self._answer_forms: dict[str, str] = {}
+        self._sent = SentHistories()  # each conversation's earlier turns as they were sent
 
     async def async_respond(
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
@@ -348,23 +365,27 @@ class MediaAgent:
         )
         chat_log.llm_api = await api.async_get_api_instance(llm_context)
         view = build_memory_view(memory, requester.key, conversation_id, user_input.language)
-        context = context_block(view, dt_util.now())  # once per turn: every call of the turn sends the same
-        reasoning: dict[int, str] = {}  # id(AssistantContent) → reasoning_content, this turn only
+        now = dt_util.now()
+        sections = turn_sections(view, now)
         max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))
+        turn: _Turn | None = None
 
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
-            stream = llm.stream_chat(
-                messages=self._messages(
+            if turn is None or turn.native != native:  # once per turn: every call sends the same start
+                turn = self._start_turn(
                     chat_log,
-                    context,
                     turn_start,
-                    reasoning,
+                    sections,
+                    now,
                     native=native,
                     known=known,
                     limited_to=requester.limited_to,
-                ),
+                )
+            reasoning = turn.reasoning
+            stream = llm.stream_chat(
+                messages=self._messages(chat_log, turn),
                 tools=self.registry.specs(requester.limited_to) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
                 model=self.settings.model if self.settings is not None else None,
@@ -385,7 +406,7 @@ class MediaAgent:
                 break
             if (speech := self._answer_from_results(chat_log, user_input.language)) is not None:
                 # The tools' results already are the answer: said without a second model call.
-                return self._said(user_input, chat_log, agent_id, requester, speech, known=known)
+                return self._said(user_input, chat_log, agent_id, requester, speech, known=known, turn=turn)
         else:
             return await self._async_fail(
                 user_input, chat_log, agent_id, TOO_MANY_STEPS, {"max": str(max_calls)}
@@ -398,6 +419,8 @@ class MediaAgent:
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         memory.mark_told(requester.key, view.shown_event_ids)
+        if turn is not None:
+            self._remember_sent(chat_log, answer, turn)
         return TurnResult(speech)
 
     async def _async_answer_locally(
@@ -437,8 +460,13 @@ class MediaAgent:
         speech: str,
         *,
         known: set[str],
+        turn: _Turn | None = None,
     ) -> TurnResult:
-        """Record an answer given without the model, in the chat log and the conversation's memory."""
+        """Record an answer given without another model call, in the chat log and the conversation's memory.
+
+        `turn`: the model turn whose tools' results are the answer (None: answered without the model).
+        """
+        start = len(chat_log.content) - 1  # the person's message, when answered without the model
         chat_log.async_add_assistant_content_without_tools(
             AssistantContent(agent_id=agent_id, content=speech)
         )
@@ -447,6 +475,17 @@ class MediaAgent:
         conversation_id = chat_log.conversation_id
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
+        if turn is not None:
+            self._remember_sent(chat_log, answer, turn)
+        elif (sent := self._sent.usable(conversation_id, start, native=None)) is not None:
+            # The person's words and the answer, as the model gets them later: no context, no tools.
+            sent.turns.append(
+                [
+                    {"role": "user", "content": person_message(user_input.text)},
+                    {"role": "assistant", "content": answer},
+                ]
+            )
+            sent.covered = len(chat_log.content)
         return TurnResult(speech)
 
     def _known_now(self, requester: Requester, conversation_id: str | None) -> set[str]:
@@ -506,46 +545,85 @@ class MediaAgent:
 
     # --- talking to the model ----------------------------------------------------------------------------
 
-    def _messages(
+    def _start_turn(
         self,
         chat_log: ChatLog,
-        context: str,
         turn_start: int,
-        reasoning: dict[int, str],
+        sections: dict[str, str],
+        now: datetime,
         *,
         native: bool,
         known: set[str],
-        limited_to: frozenset[Permission] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Build the request: system prompt, earlier turns (text only), this turn in full with its context.
+        limited_to: frozenset[Permission] | None,
+    ) -> _Turn:
+        """Lay out what every request of this turn starts with: system prompt, earlier turns, the context.
 
-        Laid out for a prompt cache: the system prompt and the tools stay the same all conversation, earlier
-        messages are sent as they were, and what changes each turn (the context block) comes last, after the
-        person's latest words. Outside text reaches the model only in data blocks: the memory view's, the tool
-        results', and those put around what earlier answers quote.
+        For a prompt cache: the system prompt and the tools stay the same all conversation, the earlier turns
+        go as they were sent, and what is new comes last: this turn's words and its context block, which says
+        only what the history's context blocks do not. Outside text reaches the model only in data blocks: the
+        memory view's, the tool results', and those put around what earlier answers quote.
         """
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
         tools = self.registry.usable(limited_to)
         json_help = None if native else json_action_prompt(tools, self.registry.specs(limited_to))
         system = {"role": "system", "content": build_system_prompt(base, json_help)}
-        turn = _turn_messages(chat_log.content[turn_start:], reasoning, context, native=native)
-        # The budget left by what starts this turn, so it stays the same for every request of the turn.
+        conversation_id = chat_log.conversation_id
+        sent = self._sent.usable(conversation_id, turn_start, native=native) or SentHistory(
+            turns=group_turns(self._history(chat_log, turn_start, known)), native=native, covered=turn_start
+        )
+        person = next((c.content for c in chat_log.content[turn_start:] if isinstance(c, UserContent)), "")
+        words = person_message(person)
+        # The budget left by what starts this turn: the same for every request of the turn.
         fixed = estimate_tokens(system["content"]) + (
             estimate_tokens(dumps(self.registry.specs(limited_to))) if native else 0
         )
-        fixed += estimate_tokens(next((str(m["content"]) for m in turn if m["role"] == "user"), ""))
-        budget = max(REQUEST_TOKENS - fixed, HISTORY_FLOOR)
-        return [system, *self._history(chat_log, turn_start, known, budget), *turn]
+        context = context_block(sections, now, sent.stated)
+        budget = max(REQUEST_TOKENS - fixed - estimate_tokens(with_context(words, context)), HISTORY_FLOOR)
+        whole = context_block(sections, now, {})
+        # After a drop, the context says everything again: what is kept leaves room for it.
+        drop_to = min(budget // 2, REQUEST_TOKENS - fixed - estimate_tokens(with_context(words, whole)))
+        limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
+        turns, dropped = clip_turns(sent.turns, limit, budget, drop_to)
+        if dropped:
+            sent = SentHistory(turns=turns, native=native, covered=turn_start)
+            context = whole
+        self._sent.keep(conversation_id, sent)
+        return _Turn(
+            start=turn_start,
+            native=native,
+            system=system,
+            history=sent.messages(),
+            context=context,
+            sections=sections,
+        )
 
-    def _history(
-        self, chat_log: ChatLog, turn_start: int, known: set[str], max_tokens: int
-    ) -> list[dict[str, Any]]:
-        """Earlier turns as user/assistant text (tool traffic dropped), clipped (see `clip_history`).
+    def _messages(self, chat_log: ChatLog, turn: _Turn) -> list[dict[str, Any]]:
+        """Build a request of the turn: its start, then this turn's messages so far."""
+        messages = _turn_messages(
+            chat_log.content[turn.start :], turn.reasoning, turn.context, native=turn.native
+        )
+        return [turn.system, *turn.history, *messages]
+
+    def _remember_sent(self, chat_log: ChatLog, answer: str, turn: _Turn) -> None:
+        """Add the turn, as it was sent and with its answer as the model gets it later, to the history."""
+        conversation_id = chat_log.conversation_id
+        if (sent := self._sent.usable(conversation_id, turn.start, native=turn.native)) is None:
+            return
+        messages = _turn_messages(
+            chat_log.content[turn.start :], turn.reasoning, turn.context, native=turn.native
+        )
+        if messages and messages[-1]["role"] == "assistant" and "tool_calls" not in messages[-1]:
+            messages[-1] = {"role": "assistant", "content": answer}
+        sent.turns.append(messages)
+        sent.covered = len(chat_log.content)
+        sent.stated = turn.sections
+
+    def _history(self, chat_log: ChatLog, turn_start: int, known: set[str]) -> list[dict[str, Any]]:
+        """Earlier turns as user/assistant text (tool traffic dropped), when none were sent from here.
 
         A new chat log (Home Assistant forgets them after 5 idle minutes) falls back to what memory kept of
         this conversation. Answers go in the form that delimits the outside text they quote.
         """
-        limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
         history: list[dict[str, Any]] = []
         for content in chat_log.content[1:turn_start]:
             if isinstance(content, UserContent):
@@ -566,7 +644,7 @@ class MediaAgent:
                 message["content"] = self._answer_forms.get(message["content"]) or self._answered(
                     message["content"], person, known
                 )
-        return clip_history(history, limit, max_tokens)
+        return history
 
     async def _deltas(
         self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser, progress: _TurnProgress
@@ -615,6 +693,7 @@ class MediaAgent:
         """Explain a failure in the user's language; keep the chat log consistent and remember the error."""
         speech = await async_render(self.hass, user_input.language, key, placeholders or {})
         self.entry.runtime_data.memory.journal.add_error("conversation", key.removeprefix("agent_"), speech)
+        self._sent.forget(chat_log.conversation_id)  # the next turn starts again from the chat log
         # A server's error text and a model's tool names are outside text: delimited when re-sent.
         outside = {value for name, value in (placeholders or {}).items() if name in ("detail", "tool")}
         self._answered(speech, "", outside)
@@ -631,28 +710,6 @@ def _tool_input(name: str, args: Any, call_id: str) -> llm.ToolInput:
     if call_id:
         return llm.ToolInput(tool_name=name, tool_args=args, id=call_id)
     return llm.ToolInput(tool_name=name, tool_args=args)
-
-
-def clip_history(history: list[dict[str, Any]], max_messages: int, max_tokens: int) -> list[dict[str, Any]]:
-    """Return the earlier turns to send: at most `max_messages` messages and `max_tokens` (estimated).
-
-    The oldest turns go in steps, not one a turn: the history starts at the first user message at or after a
-    step mark (every half of `max_messages`), so it stays the same for several turns and the request keeps
-    starting like the previous one (a prompt cache reuses that prefix). It never starts with an answer.
-    """
-    if max_messages <= 0:
-        return []
-    start, total = len(history), 0
-    while start > 0 and len(history) - start < max_messages:
-        cost = estimate_tokens(history[start - 1]["content"])
-        if total + cost > max_tokens:
-            break
-        start, total = start - 1, total + cost
-    step = max(2, min(max_messages, len(history) - start) // 2)  # half of what fits
-    mark = -(-start // step) * step  # the first step mark at or after the oldest message that fits
-    while mark < len(history) and history[mark]["role"] != "user":
-        mark += 1
-    return history[mark:]
 
 
 def _turn_messages(

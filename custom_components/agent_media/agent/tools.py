@@ -269,7 +269,7 @@ def _alias(value: str) -> str:
 
 
 def _one_of(choices: Iterable[str]) -> Any:
-    """Check a value against its choices, which the schema the model reads leaves out (a wrong one says them)."""
+    """Check a value against its choices, which the model's schema leaves out (a wrong value names them)."""
     allowed = list(choices)
 
     def check(value: str) -> str:
@@ -291,9 +291,7 @@ class SetPreference(AgentMediaTool):
         {
             vol.Optional("resolution"): vol.All(str, vol.Lower, _alias, _one_of(RESOLUTION_CHOICES)),
             vol.Optional("codec"): vol.All(str, vol.Lower, _alias, _one_of(CODEC_CHOICES)),
-            vol.Optional("max_size_gb"): vol.All(
-                _real_number, vol.Range(min=0, max=1000)
-            ),
+            vol.Optional("max_size_gb"): vol.All(_real_number, vol.Range(min=0, max=1000)),
             vol.Optional("languages"): vol.All(str, vol.Length(max=100)),
         }
     )
@@ -447,7 +445,7 @@ def model_schema(schema: Any) -> Any:
             compact[key] = value if key in ("enum", "required") else model_schema(value)
     if "enum" in compact:  # the values say their type
         compact.pop("type", None)
-    # No required argument, or only the first (the tool's subject, which no call goes without): nothing to say.
+    # No required argument, or only the first (the subject, which no call goes without): nothing to say.
     if "required" in compact and compact["required"] in ([], list(compact.get("properties", {}))[:1]):
         del compact["required"]
     return compact
