@@ -129,8 +129,8 @@ async def test_reasoning_goes_back_with_the_tool_call(
     assistant = next(message for message in follow_up if message["role"] == "assistant")
     assert assistant["reasoning_content"] == REASONING
 
-    # On the next turn, the previous turn goes again as it was sent, its tool call with its reasoning (DeepSeek
-    # wants it back in every later request), its answer without the reasoning that came with it.
+    # On the next turn, the previous turn goes again as it was sent: its tool call with its reasoning
+    # (DeepSeek wants it back in every later request), its answer without the reasoning that came with it.
     result = await converse(hass, entry, "Find Sintel", result.conversation_id)
     assert speech(result) == "I found Sintel."
     messages = thinking_server.requests[2]["messages"]

@@ -104,8 +104,11 @@ MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 MAX_ANSWER_FORMS: Final = 200
 # A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
 # tools and the turn's first message leave (besides the `max_history_messages` option).
-REQUEST_TOKENS: Final = 1_450
+REQUEST_TOKENS: Final = 1_400
 HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns may take however big the rest is
+# On top: the earlier turns' tool calls and results (what "the 2nd one" or "how big is it" refer to), kept as
+# they were sent rather than dropped with the turn and said again in the context.
+TOOL_HISTORY_TOKENS: Final = 800
 
 
 @dataclass(slots=True)
@@ -575,7 +578,8 @@ class MediaAgent:
         words = person_message(person)
         # The budget left by what starts this turn: the same for every request of the turn.
         fixed = estimate_tokens(system["content"]) + (
-            estimate_tokens(dumps(self.registry.specs(limited_to))) if native else 0
+            # As the chat templates render them (JSON with spaces).
+            estimate_tokens(json.dumps(self.registry.specs(limited_to))) if native else 0
         )
         context = context_block(sections, now, sent.stated)
         budget = max(REQUEST_TOKENS - fixed - estimate_tokens(with_context(words, context)), HISTORY_FLOOR)
@@ -583,7 +587,7 @@ class MediaAgent:
         # After a drop, the context says everything again: what is kept leaves room for it.
         drop_to = min(budget // 2, REQUEST_TOKENS - fixed - estimate_tokens(with_context(words, whole)))
         limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
-        turns, dropped = clip_turns(sent.turns, limit, budget, drop_to)
+        turns, dropped = clip_turns(sent.turns, limit, (budget, TOOL_HISTORY_TOKENS), drop_to)
         if dropped:
             sent = SentHistory(turns=turns, native=native, covered=turn_start)
             context = whole

@@ -57,22 +57,36 @@ def message_tokens(message: Message) -> int:
     return cost
 
 
+def turn_tokens(turn: list[Message]) -> tuple[int, int]:
+    """Return a turn's estimated tokens: its words (the person's message, the answer), its tool traffic."""
+    costs = [message_tokens(message) for message in turn]
+    words = costs[0] + (costs[-1] if len(costs) > 1 else 0)
+    return words, sum(costs) - words
+
+
 def clip_turns(
-    turns: list[list[Message]], max_messages: int, max_tokens: int, drop_to: int
+    turns: list[list[Message]], max_messages: int, budget: tuple[int, int], drop_to: int
 ) -> tuple[list[list[Message]], bool]:
     """Return the turns to send and whether the oldest were dropped.
 
-    All of them while they fit: `max_messages` (a turn counts two, the person's message and the answer; its
-    tool traffic is part of it) and `max_tokens` (estimated). Past either, the oldest go in one block: what is
-    kept is at most half of `max_messages` and at most `drop_to` tokens, so the next turns append again.
+    All of them while they fit: `max_messages` (a turn counts two, the person's message and the answer) and
+    `budget`, estimated tokens for the words (the person's messages with their context blocks, the answers)
+    and for the tool calls and results between them. Past any, the oldest go in one block: what is kept is at
+    most half of `max_messages`, `drop_to` tokens of words and half of the tool budget, so the next turns
+    append again.
     """
     max_turns = max_messages // 2
-    costs = [sum(message_tokens(message) for message in turn) for turn in turns]
-    if len(turns) <= max_turns and sum(costs) <= max_tokens:
+    max_words, max_tools = budget
+    costs = [turn_tokens(turn) for turn in turns]
+    words, tools = sum(cost[0] for cost in costs), sum(cost[1] for cost in costs)
+    if len(turns) <= max_turns and words <= max_words and tools <= max_tools:
         return turns, False
-    start, total, keep = len(turns), 0, (max_turns + 1) // 2
-    while start > 0 and len(turns) - start < keep and total + costs[start - 1] <= drop_to:
-        start, total = start - 1, total + costs[start - 1]
+    start, words, tools, keep = len(turns), 0, 0, (max_turns + 1) // 2
+    while start > 0 and len(turns) - start < keep:
+        turn_words, turn_tools = costs[start - 1]
+        if words + turn_words > drop_to or tools + turn_tools > max_tools // 2:
+            break
+        start, words, tools = start - 1, words + turn_words, tools + turn_tools
     return turns[start:], True
 
 
