@@ -14,7 +14,7 @@ from aiohttp import web
 import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
-from custom_components.agent_media.agent.history import clip_turns
+from custom_components.agent_media.agent.history import clip_turns, message_tokens
 from custom_components.agent_media.agent.prompt import build_system_prompt, estimate_tokens
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED, SUBENTRY_CONVERSATION
 from homeassistant.components import conversation
@@ -85,9 +85,11 @@ def queue_call(llm_server: ScriptedLLMServer, form: str, name: str, args: dict[s
 
 
 def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return the tool results the agent sent back to the model in one request."""
+    """Return the tool results of the request's turn (earlier turns' go again before its user message)."""
     results = []
-    for message in request["messages"]:
+    messages = request["messages"]
+    latest = max(n for n, message in enumerate(messages) if message["role"] == "user")
+    for message in messages[latest:]:
         # Native results are a data block; without native tools, a system message of marked data:
         # "[Tool result of x: …] <data>…</data>".
         if message["role"] == "tool" or (
@@ -492,32 +494,33 @@ async def test_each_request_starts_like_the_previous_one(
     requests = llm_server.requests[-5:]  # without native tools, the first one was refused
     for earlier, later in itertools.pairwise(requests):
         assert json.dumps(later.get("tools")) == json.dumps(earlier.get("tools"))
-        assert later["messages"][0] == earlier["messages"][0]
-    # Within a turn and across turns, a request only adds to the one before.
-    for earlier, later in itertools.pairwise(requests[:4]):
+        # Within a turn and across turns, a request only adds to the one before.
         sent = earlier["messages"]
         assert json.dumps(later["messages"][: len(sent)]) == json.dumps(sent)
-    # Earlier user messages go with the context block they were sent with, their answers as said; the
-    # second turn's context says only what changed (the search), not the date and language again.
-    persons = [m["content"] for m in requests[3]["messages"] if m["role"] == "user"]
+    # Home Assistant's clock (to the second) is not in the system prompt; the time is in the context.
+    assert "Current time is" not in system_prompt(requests[4])
+    assert turn_context(requests[4]).startswith("Now: ")
+    # The first context says the whole view; the next ones only what changed since: the search of the
+    # first turn in the second (never in the system prompt), the download of the second in the third.
+    assert "Today: " in turn_context(requests[0])
+    assert '"query":"Sintel 2010"' in turn_context(requests[2])
+    assert '"query"' not in system_prompt(requests[2])
+    assert "Today: " not in turn_context(requests[2])
+    assert "Active downloads (1)" in turn_context(requests[4])
+    assert '"query"' not in turn_context(requests[4])
+    # Earlier user messages go with the context block they were sent with, the answers as they were said.
+    persons = [m["content"] for m in requests[4]["messages"] if m["role"] == "user"]
     assert [person.split("\n\n<context>\n")[0] for person in persons] == [
         "Find torrents for Sintel 1080p",
         "Download the 2nd one",
+        "How is it going",
     ]
-    assert "Today: " in turn_context(requests[0])
-    assert '"query":"Sintel 2010"' in turn_context(requests[2])
-    assert "Today: " not in turn_context(requests[2])
-    assert '"query"' not in system_prompt(requests[2])
-    # Two turns of tool results outgrow the history's budget: the third turn drops them in one block (so
-    # the next turns append again), and its context says the whole view again.
-    assert [m["role"] for m in requests[4]["messages"]] == ["system", "user"]
-    context = turn_context(requests[4])
-    assert context.startswith("Now: ")
-    assert "Today: " in context
-    assert '"query":"Sintel 2010"' in context
-    assert "Active downloads (1)" in context
-    # Home Assistant's clock (to the second) is not in the system prompt; the time is in the context.
-    assert "Current time is" not in system_prompt(requests[4])
+    answers = [
+        m["content"]
+        for m in requests[4]["messages"]
+        if m["role"] == "assistant" and m["content"] and '"action"' not in m["content"]
+    ]
+    assert answers == ["I found 3 releases of Sintel.", "Downloading the second one."]
 
 
 def test_the_history_drops_its_oldest_turns_in_one_block() -> None:
@@ -536,7 +539,7 @@ def test_the_history_drops_its_oldest_turns_in_one_block() -> None:
     history: list[list[dict[str, Any]]] = []
     starts, drops = [], 0
     for turn in turns(15):
-        history, dropped = clip_turns(history, 10, 10_000, 10_000)
+        history, dropped = clip_turns(history, 10, (10_000, 0), 10_000)
         drops += dropped
         starts.append(history[0][0]["content"] if history else None)
         assert len(history) <= 5
@@ -548,16 +551,29 @@ def test_the_history_drops_its_oldest_turns_in_one_block() -> None:
         *["Question 6 about Sintel?"] * 3,
         *["Question 9 about Sintel?"] * 3,
     ]
-    # Past the token budget, what is kept fits `drop_to`.
+    # Past the budget of words, what is kept fits `drop_to`.
     cost = sum(estimate_tokens(message["content"]) for message in turns(1)[0])
-    kept, dropped = clip_turns(turns(6), 100, 5 * cost, 2 * cost)
+    kept, dropped = clip_turns(turns(6), 100, (5 * cost, 0), 2 * cost)
     assert dropped
     assert [turn[0]["content"] for turn in kept] == ["Question 4 about Sintel?", "Question 5 about Sintel?"]
-    assert clip_turns(turns(5), 100, 5 * cost, 2 * cost) == (turns(5), False)
+    assert clip_turns(turns(5), 100, (5 * cost, 0), 2 * cost) == (turns(5), False)
     # A turn bigger than `drop_to` goes too; no history option: no history.
-    assert clip_turns(turns(6), 100, 5 * cost, cost - 1) == ([], True)
-    assert clip_turns(turns(3), 0, 1_000, 1_000) == ([], True)
-    assert clip_turns([], 0, 1_000, 1_000) == ([], False)
+    assert clip_turns(turns(6), 100, (5 * cost, 0), cost - 1) == ([], True)
+    assert clip_turns(turns(3), 0, (1_000, 0), 1_000) == ([], True)
+    assert clip_turns([], 0, (1_000, 0), 1_000) == ([], False)
+    # Tool calls and results between the words have a budget of their own; past it, half of it is kept.
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"function": {"name": "n", "arguments": "{}"}}],
+    }
+    result = {"role": "tool", "tool_call_id": "1", "content": "x" * 400}
+    tool_turns = [[turn[0], call, result, turn[1]] for turn in turns(4)]
+    tools = sum(message_tokens(message) for message in (call, result))
+    assert clip_turns(tool_turns, 100, (10_000, 4 * tools), 10_000) == (tool_turns, False)
+    kept, dropped = clip_turns(tool_turns, 100, (10_000, 3 * tools), 10_000)
+    assert dropped
+    assert kept == tool_turns[-1:]
 
 
 @pytest.mark.parametrize(

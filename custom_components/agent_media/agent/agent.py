@@ -9,7 +9,7 @@ the same tool calls. Every failure ends in a short explanation in the user's lan
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 import json
 from typing import TYPE_CHECKING, Any, Final
 
@@ -47,20 +47,16 @@ from ..const import (
 from ..errors import async_render
 from ..requester import async_resolve_requester
 from ..sentences import async_load_sentences
-from ..untrusted import MAX_MESSAGE, clip, data_block, delimit_known
-from .history import SentHistories, SentHistory, clip_turns, group_turns
+from ..untrusted import clip, delimit_known
+from .history import MAX_PERSON_MESSAGE, SentHistories, Turn, person_message, request_messages
 from .local import tool_answer
 from .prompt import (
     build_memory_view,
     build_system_prompt,
-    context_block,
     dumps,
-    estimate_tokens,
     json_action_prompt,
     outside_texts,
-    tool_result_message,
     turn_sections,
-    with_context,
 )
 from .tool_base import INVALID_JSON_ARGUMENTS, ToolContext
 from .tools import AgentMediaAPI, ToolRegistry
@@ -98,17 +94,8 @@ TURN_TIMEOUT_IN_TOOL: Final = "agent_turn_timeout_in_tool"
 _NO_TOOLS_HINTS: Final = ("does not support tools", "tools is not supported", "tool use is not supported")
 # A reply that may be a JSON action is held back from the stream until it is complete.
 _JSON_START: Final = ("{", "`")
-# The person's message as the model and the settings check get it: a longer one is clipped, with a note.
-MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 # Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
 MAX_ANSWER_FORMS: Final = 200
-# A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
-# tools and the turn's first message leave (besides the `max_history_messages` option).
-REQUEST_TOKENS: Final = 1_400
-HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns may take however big the rest is
-# On top: the earlier turns' tool calls and results (what "the 2nd one" or "how big is it" refer to), kept as
-# they were sent rather than dropped with the turn and said again in the context.
-TOOL_HISTORY_TOKENS: Final = 800
 
 
 @dataclass(slots=True)
@@ -119,34 +106,11 @@ class TurnResult:
     failed: bool = False
 
 
-@dataclass(slots=True, kw_only=True)
-class _Turn:
-    """What every request of a model turn sends the same: the system message, the history, the context."""
-
-    start: int  # the person's message in the chat log
-    native: bool
-    system: dict[str, Any]
-    history: list[dict[str, Any]]
-    context: str
-    sections: dict[str, str]  # the view's parts that the history and this context state
-    reasoning: dict[int, str] = field(default_factory=dict)  # id(AssistantContent) → reasoning_content
-
-
 @dataclass(slots=True)
 class _TurnProgress:
     """What the turn is doing, so a deadline can say where it stopped."""
 
     tool: str | None = None
-
-
-def person_message(text: str) -> str:
-    """Return the person's message as the model gets it: whole, or clipped past `MAX_PERSON_MESSAGE`."""
-    if len(text) <= MAX_PERSON_MESSAGE:
-        return text
-    return (
-        f"{text[:MAX_PERSON_MESSAGE]}… [the message was {len(text):,} characters long; only its first "
-        f"{MAX_PERSON_MESSAGE:,} are shown]"
-    )
 
 
 @dataclass(slots=True)
@@ -371,7 +335,7 @@ class MediaAgent:
         now = dt_util.now()
         sections = turn_sections(view, now)
         max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))
-        turn: _Turn | None = None
+        turn: Turn | None = None
 
         for _call in range(max_calls):
             parser = ReplyParser()
@@ -388,7 +352,7 @@ class MediaAgent:
                 )
             reasoning = turn.reasoning
             stream = llm.stream_chat(
-                messages=self._messages(chat_log, turn),
+                messages=request_messages(chat_log.content, turn),
                 tools=self.registry.specs(requester.limited_to) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
                 model=self.settings.model if self.settings is not None else None,
@@ -407,7 +371,7 @@ class MediaAgent:
                 return await self._async_llm_failure(user_input, chat_log, agent_id, err)
             if not chat_log.unresponded_tool_results:
                 break
-            if (speech := self._answer_from_results(chat_log, user_input.language)) is not None:
+            if (speech := _answer_from_results(self.local, chat_log, user_input.language)) is not None:
                 # The tools' results already are the answer: said without a second model call.
                 return self._said(user_input, chat_log, agent_id, requester, speech, known=known, turn=turn)
         else:
@@ -423,7 +387,7 @@ class MediaAgent:
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         memory.mark_told(requester.key, view.shown_event_ids)
         if turn is not None:
-            self._remember_sent(chat_log, answer, turn)
+            self._sent.remember(conversation_id, chat_log.content, answer, turn)
         return TurnResult(speech)
 
     async def _async_answer_locally(
@@ -463,7 +427,7 @@ class MediaAgent:
         speech: str,
         *,
         known: set[str],
-        turn: _Turn | None = None,
+        turn: Turn | None = None,
     ) -> TurnResult:
         """Record an answer given without another model call, in the chat log and the conversation's memory.
 
@@ -479,16 +443,9 @@ class MediaAgent:
         answer = self._answered(speech, user_input.text, known | self._known_now(requester, conversation_id))
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         if turn is not None:
-            self._remember_sent(chat_log, answer, turn)
-        elif (sent := self._sent.usable(conversation_id, start, native=None)) is not None:
-            # The person's words and the answer, as the model gets them later: no context, no tools.
-            sent.turns.append(
-                [
-                    {"role": "user", "content": person_message(user_input.text)},
-                    {"role": "assistant", "content": answer},
-                ]
-            )
-            sent.covered = len(chat_log.content)
+            self._sent.remember(conversation_id, chat_log.content, answer, turn)
+        else:
+            self._sent.remember_words(conversation_id, start, user_input.text, answer)
         return TurnResult(speech)
 
     def _known_now(self, requester: Requester, conversation_id: str | None) -> set[str]:
@@ -526,26 +483,6 @@ class MediaAgent:
             if isinstance(content, ToolResultContent):
                 progress.tool = None  # the tools of that call have answered
 
-    def _answer_from_results(self, chat_log: ChatLog, language: str) -> str | None:
-        """Return the answer when every tool result of the last model call is a success that answers.
-
-        Only with the local sentences on (their answers speak the person's language); None otherwise, and for
-        questions, searches to present and errors, which the model must put in words.
-        """
-        if self.local is None:
-            return None
-        answers: list[str] = []
-        for content in reversed(chat_log.content):
-            if not isinstance(content, ToolResultContent):
-                break
-            answer = tool_answer(
-                self.local.sentences, language, content.tool_name, compat.tool_result_data(content)
-            )
-            if answer is None:
-                return None
-            answers.append(answer)
-        return " ".join(reversed(answers)) or None
-
     # --- talking to the model ----------------------------------------------------------------------------
 
     def _start_turn(
@@ -558,69 +495,26 @@ class MediaAgent:
         native: bool,
         known: set[str],
         limited_to: frozenset[Permission] | None,
-    ) -> _Turn:
-        """Lay out what every request of this turn starts with: system prompt, earlier turns, the context.
+    ) -> Turn:
+        """Lay out the turn's requests (`SentHistories.start_turn`); outside text only in data blocks.
 
-        For a prompt cache: the system prompt and the tools stay the same all conversation, the earlier turns
-        go as they were sent, and what is new comes last: this turn's words and its context block, which says
-        only what the history's context blocks do not. Outside text reaches the model only in data blocks: the
-        memory view's, the tool results', and those put around what earlier answers quote.
+        The memory view's, the tool results', and those put around what earlier answers quote.
         """
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
         tools = self.registry.usable(limited_to)
         json_help = None if native else json_action_prompt(tools, self.registry.specs(limited_to))
-        system = {"role": "system", "content": build_system_prompt(base, json_help)}
-        conversation_id = chat_log.conversation_id
-        sent = self._sent.usable(conversation_id, turn_start, native=native) or SentHistory(
-            turns=group_turns(self._history(chat_log, turn_start, known)), native=native, covered=turn_start
-        )
         person = next((c.content for c in chat_log.content[turn_start:] if isinstance(c, UserContent)), "")
-        words = person_message(person)
-        # The budget left by what starts this turn: the same for every request of the turn.
-        fixed = estimate_tokens(system["content"]) + (
-            # As the chat templates render them (JSON with spaces).
-            estimate_tokens(json.dumps(self.registry.specs(limited_to))) if native else 0
-        )
-        context = context_block(sections, now, sent.stated)
-        budget = max(REQUEST_TOKENS - fixed - estimate_tokens(with_context(words, context)), HISTORY_FLOOR)
-        whole = context_block(sections, now, {})
-        # After a drop, the context says everything again: what is kept leaves room for it.
-        drop_to = min(budget // 2, REQUEST_TOKENS - fixed - estimate_tokens(with_context(words, whole)))
-        limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
-        turns, dropped = clip_turns(sent.turns, limit, (budget, TOOL_HISTORY_TOKENS), drop_to)
-        if dropped:
-            sent = SentHistory(turns=turns, native=native, covered=turn_start)
-            context = whole
-        self._sent.keep(conversation_id, sent)
-        return _Turn(
-            start=turn_start,
-            native=native,
-            system=system,
-            history=sent.messages(),
-            context=context,
+        return self._sent.start_turn(
+            chat_log.conversation_id,
+            turn_start,
+            system={"role": "system", "content": build_system_prompt(base, json_help)},
+            tools=self.registry.specs(limited_to) if native else None,
+            person=person,
             sections=sections,
+            now=now,
+            max_messages=int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES)),
+            earlier=lambda: self._history(chat_log, turn_start, known),
         )
-
-    def _messages(self, chat_log: ChatLog, turn: _Turn) -> list[dict[str, Any]]:
-        """Build a request of the turn: its start, then this turn's messages so far."""
-        messages = _turn_messages(
-            chat_log.content[turn.start :], turn.reasoning, turn.context, native=turn.native
-        )
-        return [turn.system, *turn.history, *messages]
-
-    def _remember_sent(self, chat_log: ChatLog, answer: str, turn: _Turn) -> None:
-        """Add the turn, as it was sent and with its answer as the model gets it later, to the history."""
-        conversation_id = chat_log.conversation_id
-        if (sent := self._sent.usable(conversation_id, turn.start, native=turn.native)) is None:
-            return
-        messages = _turn_messages(
-            chat_log.content[turn.start :], turn.reasoning, turn.context, native=turn.native
-        )
-        if messages and messages[-1]["role"] == "assistant" and "tool_calls" not in messages[-1]:
-            messages[-1] = {"role": "assistant", "content": answer}
-        sent.turns.append(messages)
-        sent.covered = len(chat_log.content)
-        sent.stated = turn.sections
 
     def _history(self, chat_log: ChatLog, turn_start: int, known: set[str]) -> list[dict[str, Any]]:
         """Earlier turns as user/assistant text (tool traffic dropped), when none were sent from here.
@@ -710,70 +604,26 @@ class MediaAgent:
         return TurnResult(speech, failed=True)
 
 
+def _answer_from_results(local: LocalCommands | None, chat_log: ChatLog, language: str) -> str | None:
+    """Return the answer when every tool result of the last model call is a success that answers.
+
+    Only with the local sentences on (their answers speak the person's language); None otherwise, and for
+    questions, searches to present and errors, which the model must put in words.
+    """
+    if local is None:
+        return None
+    answers: list[str] = []
+    for content in reversed(chat_log.content):
+        if not isinstance(content, ToolResultContent):
+            break
+        answer = tool_answer(local.sentences, language, content.tool_name, compat.tool_result_data(content))
+        if answer is None:
+            return None
+        answers.append(answer)
+    return " ".join(reversed(answers)) or None
+
+
 def _tool_input(name: str, args: Any, call_id: str) -> llm.ToolInput:
     if call_id:
         return llm.ToolInput(tool_name=name, tool_args=args, id=call_id)
     return llm.ToolInput(tool_name=name, tool_args=args)
-
-
-def _turn_messages(
-    contents: list[Any], reasoning: dict[int, str], context: str, *, native: bool
-) -> list[dict[str, Any]]:
-    """Return this turn's messages: native tool_calls and tool messages, or JSON actions as text.
-
-    The person's message of this turn carries the turn's context block after their words.
-    """
-    messages: list[dict[str, Any]] = []
-    call_ids: set[str] = set()
-    for content in contents:
-        if isinstance(content, UserContent):
-            messages.append(
-                {"role": "user", "content": with_context(person_message(content.content), context)}
-            )
-        elif isinstance(content, AssistantContent):
-            messages.append(_assistant_message(content, reasoning.get(id(content)), native=native))
-            call_ids.update(call.id for call in content.tool_calls or ())
-        elif isinstance(content, ToolResultContent) and content.tool_call_id in call_ids:
-            payload = compat.tool_result_data(content)
-            if native:
-                messages.append(
-                    {"role": "tool", "tool_call_id": content.tool_call_id, "content": data_block(payload)}
-                )
-            else:
-                messages.append(tool_result_message(content.tool_name, payload))
-    return messages
-
-
-def _raw_arguments(args: Any) -> str:
-    if isinstance(args, dict) and INVALID_JSON_ARGUMENTS in args:
-        return str(args[INVALID_JSON_ARGUMENTS])
-    return dumps(args)
-
-
-def _assistant_message(content: AssistantContent, reasoning: str | None, *, native: bool) -> dict[str, Any]:
-    if not content.tool_calls:
-        return {"role": "assistant", "content": content.content or ""}
-    if not native:
-        actions = "\n".join(
-            dumps({"action": {"name": call.tool_name, "args": call.tool_args}}) for call in content.tool_calls
-        )
-        return {
-            "role": "assistant",
-            "content": f"{content.content}\n{actions}" if content.content else actions,
-        }
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": content.content,
-        "tool_calls": [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.tool_name, "arguments": _raw_arguments(call.tool_args)},
-            }
-            for call in content.tool_calls
-        ],
-    }
-    if reasoning:
-        # DeepSeek's thinking mode refuses a tool-calling turn whose reasoning is not sent back.
-        message["reasoning_content"] = reasoning
-    return message
