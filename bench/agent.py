@@ -316,10 +316,15 @@ async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
     memory.working.store_search(SYSTEM_KEY, "Sintel 2010", results, None)
     conversation_id = "bench-prompt"
     done = 0
+    largest: dict[str, int] = {}  # the largest whole request of the turns from 180 to 200, by tokenizer
     for target in (0, 10, 199, 200):
         while done < target:
             await rig.queue(text(REALISTIC_ANSWER.format(n=done)))
             await converse(hass, REALISTIC_QUESTION.format(n=done), conversation_id)
+            if done >= 180:  # where the history's start has moved many times: every size it takes
+                rendered = render(await rig.last_request())
+                for name, encode in counter.encoders.items():
+                    largest[name] = max(largest.get(name, 0), len(encode(rendered)))
             done += 1
         await rig.queue(text("Here it is."))
         await converse(hass, "What did you find?", conversation_id)
@@ -331,6 +336,8 @@ async def prompt_sizes(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry) ->
             f"(system {counter.count(system)}; tools {counter.count(tools)}); whole request "
             f"{counter.count(render(request))} tokens, {len(request['messages'])} messages"
         )
+    sizes = ", ".join(f"{name} {size}" for name, size in largest.items())
+    print(f"largest whole request of turns 181-199: {sizes or 'needs the tokenizers'}")
 
 
 async def local_turns(hass: HomeAssistant, rig: Rig, entry: MockConfigEntry, repeat: int) -> None:

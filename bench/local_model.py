@@ -249,6 +249,7 @@ async def conversations(rig: dict[str, Any], tmp: Path, repeat: int, *, native: 
                 served = llm.served[start:]
                 shares += [item["cached"] / item["tokens"] for item in served[1:]]
                 sizes += [item["tokens"] for item in served]
+                requests = [f"{item['cached']}/{item['tokens']}" for item in served]
             hashes = list(entry.runtime_data.memory.downloads.records())  # untimed: a new add each time
             for info_hash in hashes:
                 entry.runtime_data.memory.downloads.pop(info_hash)
@@ -264,6 +265,7 @@ async def conversations(rig: dict[str, Any], tmp: Path, repeat: int, *, native: 
         "share_min": min(shares),
         "tokens": statistics.median(sizes),
         "tokens_max": max(sizes),
+        "requests": requests,  # the last conversation's: cached / whole, in tokens
         "tokenizer": llm.tokens.name,
     }
 
@@ -354,6 +356,9 @@ def main() -> None:
                     f"(lowest {result['share_min']:.0%}); request median {result['tokens']:.0f} tokens "
                     f"(largest {result['tokens_max']}); spoken answer: first turn "
                     f"{result['first_ms']:.0f} ms, later turns {result['later_ms']:.0f} ms"
+                )
+                print(
+                    f"  {'':<14} cached / whole tokens per request: {', '.join(result.get('requests', []))}"
                 )
             print(
                 f"  after / before: first turn {after['first_ms'] / before['first_ms']:.2f}, "

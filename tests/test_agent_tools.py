@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import pytest
+import voluptuous as vol
 
 from custom_components.agent_media.agent.tools import SetPreference, ToolContext, ToolRegistry
 from custom_components.agent_media.const import CONF_ALLOW_NON_ADMIN_SETTINGS
@@ -186,14 +187,20 @@ async def test_option_lets_non_admins_change_folders(
 
 
 def test_schemas_say_only_what_the_model_needs() -> None:
-    """Aliases are accepted but not listed; a tool's only argument is not marked required (nothing to say)."""
+    """Choices and aliases are checked, not listed (a wrong value says the choices); the subject is not marked
+    required (no call goes without it), a second required argument is."""
     specs = {spec["function"]["name"]: spec["function"] for spec in ToolRegistry(None).specs()}  # type: ignore[arg-type]
     preference = specs["set_preference"]["parameters"]["properties"]
-    assert list(preference["resolution"]["enum"]) == ["any", "2160p", "1080p", "720p", "480p"]
-    assert list(preference["codec"]["enum"]) == ["any", "x265", "x264", "av1"]
+    assert preference["resolution"] == preference["codec"] == {"type": "string"}
     assert SetPreference.parameters({"resolution": "4K", "codec": "HEVC"}) == {
         "resolution": "2160p",
         "codec": "x265",
     }
+    with pytest.raises(vol.Invalid, match="expected one of any, 2160p, 1080p, 720p, 480p"):
+        SetPreference.parameters({"resolution": "1440p"})
     assert "required" not in specs["find_torrents"]["parameters"]
-    assert specs["list_folder"]["parameters"]["required"] == ["folder_name"]
+    assert "required" not in specs["download_media"]["parameters"]
+    assert specs["play_media"]["parameters"]["required"] == ["player"]
+    assert specs["set_path_for_folder"]["parameters"]["required"] == ["folder_name", "path_value"]
+    # Short enums stay listed, without the type their values say.
+    assert specs["find_media_imdb_id"]["parameters"]["properties"]["media_type"] == {"enum": ["movie", "tv"]}

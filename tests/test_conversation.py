@@ -14,7 +14,7 @@ from aiohttp import web
 import pytest
 from pytest_homeassistant_custom_component.common import async_capture_events
 
-from custom_components.agent_media.agent.agent import clip_history
+from custom_components.agent_media.agent.history import clip_turns, message_tokens
 from custom_components.agent_media.agent.prompt import build_system_prompt, estimate_tokens
 from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_ADDED, SUBENTRY_CONVERSATION
 from homeassistant.components import conversation
@@ -85,9 +85,11 @@ def queue_call(llm_server: ScriptedLLMServer, form: str, name: str, args: dict[s
 
 
 def tool_results(request: dict[str, Any]) -> list[dict[str, Any]]:
-    """Return the tool results the agent sent back to the model in one request."""
+    """Return the tool results of the request's turn (earlier turns' go again before its user message)."""
     results = []
-    for message in request["messages"]:
+    messages = request["messages"]
+    latest = max(n for n, message in enumerate(messages) if message["role"] == "user")
+    for message in messages[latest:]:
         # Native results are a data block; without native tools, a system message of marked data:
         # "[Tool result of x: …] <data>…</data>".
         if message["role"] == "tool" or (
@@ -469,20 +471,6 @@ async def test_answers_in_the_users_language(
 # --- a request a prompt cache keeps ------------------------------------------------------------------------
 
 
-def assert_starts_like(earlier: dict[str, Any], later: dict[str, Any]) -> None:
-    """Assert that `later` starts byte for byte like `earlier`, but for the latest user message's context.
-
-    The tools and every message before `earlier`'s latest user message are the same; that message's words
-    are the same too, only its context block (the turn's time and memory) may differ.
-    """
-    assert json.dumps(later.get("tools")) == json.dumps(earlier.get("tools"))
-    messages = earlier["messages"]
-    latest = max(n for n, message in enumerate(messages) if message["role"] == "user")
-    assert json.dumps(later["messages"][:latest]) == json.dumps(messages[:latest])
-    words = str(messages[latest]["content"]).rsplit("\n\n<context>\n", 1)[0]
-    assert str(later["messages"][latest]["content"]).startswith(words)
-
-
 @pytest.mark.parametrize("form", FORMS)
 async def test_each_request_starts_like_the_previous_one(
     hass: HomeAssistant,
@@ -492,7 +480,7 @@ async def test_each_request_starts_like_the_previous_one(
     qbittorrent: QBittorrentInstance,
     form: str,
 ) -> None:
-    """System prompt, tools and earlier messages stay as they were sent: a prompt cache reuses them."""
+    """System prompt, tools and every earlier message stay as they were sent: a prompt cache reuses them."""
     entry = setup_integration
     queue_call(llm_server, form, "find_torrents", {"media_title": "Sintel 2010"})
     llm_server.queue_text("I found 3 releases of Sintel.")
@@ -503,62 +491,89 @@ async def test_each_request_starts_like_the_previous_one(
     llm_server.queue_text("It is downloading.")
     await converse(hass, entry, "How is it going", first.conversation_id)
 
-    requests = llm_server.requests
-    assert len(requests) == 5
+    requests = llm_server.requests[-5:]  # without native tools, the first one was refused
     for earlier, later in itertools.pairwise(requests):
-        assert_starts_like(earlier, later)
-    # Within a turn, the later call only adds to the earlier one.
-    assert requests[1]["messages"][: len(requests[0]["messages"])] == requests[0]["messages"]
+        assert json.dumps(later.get("tools")) == json.dumps(earlier.get("tools"))
+        # Within a turn and across turns, a request only adds to the one before.
+        sent = earlier["messages"]
+        assert json.dumps(later["messages"][: len(sent)]) == json.dumps(sent)
     # Home Assistant's clock (to the second) is not in the system prompt; the time is in the context.
     assert "Current time is" not in system_prompt(requests[4])
     assert turn_context(requests[4]).startswith("Now: ")
-    # The search of the first turn shows in the later turns' context, never in the system prompt.
+    # The first context says the whole view; the next ones only what changed since: the search of the
+    # first turn in the second (never in the system prompt), the download of the second in the third.
+    assert "Today: " in turn_context(requests[0])
     assert '"query":"Sintel 2010"' in turn_context(requests[2])
     assert '"query"' not in system_prompt(requests[2])
-    # Earlier user messages go without their context block.
-    assert [m["content"] for m in requests[4]["messages"] if m["role"] == "user"][:2] == [
+    assert "Today: " not in turn_context(requests[2])
+    assert "Active downloads (1)" in turn_context(requests[4])
+    assert '"query"' not in turn_context(requests[4])
+    # Earlier user messages go with the context block they were sent with, the answers as they were said.
+    persons = [m["content"] for m in requests[4]["messages"] if m["role"] == "user"]
+    assert [person.split("\n\n<context>\n")[0] for person in persons] == [
         "Find torrents for Sintel 1080p",
         "Download the 2nd one",
+        "How is it going",
     ]
+    answers = [
+        m["content"]
+        for m in requests[4]["messages"]
+        if m["role"] == "assistant" and m["content"] and '"action"' not in m["content"]
+    ]
+    assert answers == ["I found 3 releases of Sintel.", "Downloading the second one."]
 
 
-def test_the_history_moves_on_in_steps() -> None:
-    """Clipped to its budget, the history keeps its first message for several turns, then drops a step."""
+def test_the_history_drops_its_oldest_turns_in_one_block() -> None:
+    """Within its budget the history only grows; past it, the oldest turns go at once, down to half."""
 
-    def turns(count: int) -> list[dict[str, Any]]:
-        history: list[dict[str, Any]] = []
-        for turn in range(count):
-            history += [
+    def turns(count: int) -> list[list[dict[str, Any]]]:
+        return [
+            [
                 {"role": "user", "content": f"Question {turn} about Sintel?"},
                 {"role": "assistant", "content": f"Answer {turn}: Sintel is a 2010 short film by Blender."},
             ]
-        return history
+            for turn in range(count)
+        ]
 
-    starts = [clip_history(turns(count), 10, 10_000)[0]["content"] for count in range(5, 16)]
-    # At most 10 messages; the start moves by 5 messages' worth (to the next user message), not every turn.
-    assert starts == [
+    # At most 10 messages (5 turns): past them, the oldest go down to 3 turns, then the history grows again.
+    history: list[list[dict[str, Any]]] = []
+    starts, drops = [], 0
+    for turn in turns(15):
+        history, dropped = clip_turns(history, 10, (10_000, 0), 10_000)
+        drops += dropped
+        starts.append(history[0][0]["content"] if history else None)
+        assert len(history) <= 5
+        history.append(turn)
+    assert drops == 3
+    assert starts[5:] == [
         "Question 0 about Sintel?",
-        *["Question 3 about Sintel?"] * 2,
-        *["Question 5 about Sintel?"] * 3,
-        *["Question 8 about Sintel?"] * 2,
-        *["Question 10 about Sintel?"] * 3,
+        *["Question 3 about Sintel?"] * 3,
+        *["Question 6 about Sintel?"] * 3,
+        *["Question 9 about Sintel?"] * 3,
     ]
-    for count in range(5, 16):
-        clipped = clip_history(turns(count), 10, 10_000)
-        assert len(clipped) <= 10
-        assert clipped[0]["role"] == "user"
-    # The token budget clips too: long turns keep fewer messages, still from a user message.
-    long = [{**message, "content": message["content"] * 20} for message in turns(12)]
-    clipped = clip_history(long, 10, 1_000)
-    assert 0 < sum(len(message["content"]) for message in clipped) <= 4_000
-    assert clipped[0]["role"] == "user"
-    assert clip_history(turns(3), 0, 1_000) == []
-    # A budget for four of these turns: the start moves by half of that (two turns), never below two turns.
-    small = [clip_history(turns(count), 10, 130) for count in range(5, 16)]
-    assert all(4 <= len(clipped) <= 8 and clipped[0]["role"] == "user" for clipped in small)
-    assert all(sum(estimate_tokens(message["content"]) for message in clipped) <= 130 for clipped in small)
-    starts = [clipped[0]["content"] for clipped in small]
-    assert len(set(starts)) < len(starts)
+    # Past the budget of words, what is kept fits `drop_to`.
+    cost = sum(estimate_tokens(message["content"]) for message in turns(1)[0])
+    kept, dropped = clip_turns(turns(6), 100, (5 * cost, 0), 2 * cost)
+    assert dropped
+    assert [turn[0]["content"] for turn in kept] == ["Question 4 about Sintel?", "Question 5 about Sintel?"]
+    assert clip_turns(turns(5), 100, (5 * cost, 0), 2 * cost) == (turns(5), False)
+    # A turn bigger than `drop_to` goes too; no history option: no history.
+    assert clip_turns(turns(6), 100, (5 * cost, 0), cost - 1) == ([], True)
+    assert clip_turns(turns(3), 0, (1_000, 0), 1_000) == ([], True)
+    assert clip_turns([], 0, (1_000, 0), 1_000) == ([], False)
+    # Tool calls and results between the words have a budget of their own; past it, half of it is kept.
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [{"function": {"name": "n", "arguments": "{}"}}],
+    }
+    result = {"role": "tool", "tool_call_id": "1", "content": "x" * 400}
+    tool_turns = [[turn[0], call, result, turn[1]] for turn in turns(4)]
+    tools = sum(message_tokens(message) for message in (call, result))
+    assert clip_turns(tool_turns, 100, (10_000, 4 * tools), 10_000) == (tool_turns, False)
+    kept, dropped = clip_turns(tool_turns, 100, (10_000, 3 * tools), 10_000)
+    assert dropped
+    assert kept == tool_turns[-1:]
 
 
 @pytest.mark.parametrize(

@@ -129,9 +129,20 @@ async def test_reasoning_goes_back_with_the_tool_call(
     assistant = next(message for message in follow_up if message["role"] == "assistant")
     assert assistant["reasoning_content"] == REASONING
 
-    # On the next turn, the previous turn's tool traffic (and its reasoning) is no longer sent.
+    # On the next turn, the previous turn goes again as it was sent: its tool call with its reasoning
+    # (DeepSeek wants it back in every later request), its answer without the reasoning that came with it.
     result = await converse(hass, entry, "Find Sintel", result.conversation_id)
     assert speech(result) == "I found Sintel."
-    roles = [message["role"] for message in thinking_server.requests[2]["messages"]]
-    assert roles == ["system", "user", "assistant", "user"]
+    messages = thinking_server.requests[2]["messages"]
+    assert [message["role"] for message in messages] == [
+        "system",
+        "user",
+        "assistant",
+        "tool",
+        "assistant",
+        "user",
+    ]
+    assert messages[2]["reasoning_content"] == REASONING
+    assert "reasoning_content" not in messages[4]
+    assert messages[: len(follow_up)] == follow_up
     assert await hass.config_entries.async_unload(entry.entry_id)

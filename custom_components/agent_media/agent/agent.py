@@ -48,24 +48,23 @@ from ..errors import async_render
 from ..requester import async_resolve_requester
 from ..satellite_flow import satellite_people
 from ..sentences import async_load_sentences
-from ..untrusted import MAX_MESSAGE, clip, data_block, delimit_known
+from ..untrusted import clip, delimit_known
+from .history import MAX_PERSON_MESSAGE, SentHistories, Turn, person_message, request_messages
 from .local import tool_answer
 from .prompt import (
     build_memory_view,
     build_system_prompt,
-    context_block,
     dumps,
-    estimate_tokens,
     json_action_prompt,
     outside_texts,
-    tool_result_message,
-    with_context,
+    turn_sections,
 )
 from .tool_base import INVALID_JSON_ARGUMENTS, ToolContext
 from .tools import AgentMediaAPI, ToolRegistry
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
+    from datetime import datetime
 
     from openai.types.chat import ChatCompletionChunk
     from openai.types.chat.chat_completion_chunk import ChoiceDelta
@@ -97,14 +96,8 @@ TURN_TIMEOUT_IN_TOOL: Final = "agent_turn_timeout_in_tool"
 _NO_TOOLS_HINTS: Final = ("does not support tools", "tools is not supported", "tool use is not supported")
 # A reply that may be a JSON action is held back from the stream until it is complete.
 _JSON_START: Final = ("{", "`")
-# The person's message as the model and the settings check get it: a longer one is clipped, with a note.
-MAX_PERSON_MESSAGE: Final = MAX_MESSAGE
 # Earlier answers remembered in the form the model gets them (their outside text delimited), by their text.
 MAX_ANSWER_FORMS: Final = 200
-# A request at the start of a turn, in estimated tokens: the earlier turns get what the system prompt, the
-# tools and the turn's first message leave (besides the `max_history_messages` option).
-REQUEST_TOKENS: Final = 1_300
-HISTORY_FLOOR: Final = 150  # estimated tokens the earlier turns keep however big the rest is: the last turn
 
 
 @dataclass(slots=True)
@@ -120,16 +113,6 @@ class _TurnProgress:
     """What the turn is doing, so a deadline can say where it stopped."""
 
     tool: str | None = None
-
-
-def person_message(text: str) -> str:
-    """Return the person's message as the model gets it: whole, or clipped past `MAX_PERSON_MESSAGE`."""
-    if len(text) <= MAX_PERSON_MESSAGE:
-        return text
-    return (
-        f"{text[:MAX_PERSON_MESSAGE]}… [the message was {len(text):,} characters long; only its first "
-        f"{MAX_PERSON_MESSAGE:,} are shown]"
-    )
 
 
 @dataclass(slots=True)
@@ -259,6 +242,7 @@ class MediaAgent:
         self.native_tools = True
         # Earlier answers as the model gets them, the outside text they quote in data blocks (`_answered`).
         self._answer_forms: dict[str, str] = {}
+        self._sent = SentHistories()  # each conversation's earlier turns as they were sent
 
     async def async_respond(
         self, user_input: ConversationInput, chat_log: ChatLog, agent_id: str
@@ -358,23 +342,27 @@ class MediaAgent:
         )
         chat_log.llm_api = await api.async_get_api_instance(llm_context)
         view = build_memory_view(memory, requester.key, conversation_id, user_input.language)
-        context = context_block(view, dt_util.now())  # once per turn: every call of the turn sends the same
-        reasoning: dict[int, str] = {}  # id(AssistantContent) → reasoning_content, this turn only
+        now = dt_util.now()
+        sections = turn_sections(view, now)
         max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))
+        turn: Turn | None = None
 
         for _call in range(max_calls):
             parser = ReplyParser()
             native = self.native_tools
-            stream = llm.stream_chat(
-                messages=self._messages(
+            if turn is None or turn.native != native:  # once per turn: every call sends the same start
+                turn = self._start_turn(
                     chat_log,
-                    context,
                     turn_start,
-                    reasoning,
+                    sections,
+                    now,
                     native=native,
                     known=known,
                     limited_to=requester.limited_to,
-                ),
+                )
+            reasoning = turn.reasoning
+            stream = llm.stream_chat(
+                messages=request_messages(chat_log.content, turn),
                 tools=self.registry.specs(requester.limited_to) if native else None,
                 temperature=entry.options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE),
                 model=self.settings.model if self.settings is not None else None,
@@ -393,9 +381,9 @@ class MediaAgent:
                 return await self._async_llm_failure(user_input, chat_log, agent_id, err)
             if not chat_log.unresponded_tool_results:
                 break
-            if (speech := self._answer_from_results(chat_log, user_input.language)) is not None:
+            if (speech := _answer_from_results(self.local, chat_log, user_input.language)) is not None:
                 # The tools' results already are the answer: said without a second model call.
-                return self._said(user_input, chat_log, agent_id, requester, speech, known=known)
+                return self._said(user_input, chat_log, agent_id, requester, speech, known=known, turn=turn)
         else:
             return await self._async_fail(
                 user_input, chat_log, agent_id, TOO_MANY_STEPS, {"max": str(max_calls)}
@@ -410,6 +398,8 @@ class MediaAgent:
         )
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
         memory.mark_told(requester.person_key, view.shown_event_ids)
+        if turn is not None:
+            self._sent.remember(conversation_id, chat_log.content, answer, turn)
         return TurnResult(speech)
 
     async def _async_answer_locally(
@@ -449,8 +439,13 @@ class MediaAgent:
         speech: str,
         *,
         known: set[str],
+        turn: Turn | None = None,
     ) -> TurnResult:
-        """Record an answer given without the model, in the chat log and the conversation's memory."""
+        """Record an answer given without another model call, in the chat log and the conversation's memory.
+
+        `turn`: the model turn whose tools' results are the answer (None: answered without the model).
+        """
+        start = len(chat_log.content) - 1  # the person's message, when answered without the model
         chat_log.async_add_assistant_content_without_tools(
             AssistantContent(agent_id=agent_id, content=speech)
         )
@@ -461,6 +456,10 @@ class MediaAgent:
             speech, user_input.text, known | known_now(memory, requester, conversation_id)
         )
         memory.conversations.add_turn(conversation_id, requester.key, user_input.text, answer)
+        if turn is not None:
+            self._sent.remember(conversation_id, chat_log.content, answer, turn)
+        else:
+            self._sent.remember_words(conversation_id, start, user_input.text, answer)
         return TurnResult(speech)
 
     def _answered(self, speech: str, user_text: str, known: set[str]) -> str:
@@ -495,68 +494,45 @@ class MediaAgent:
             if isinstance(content, ToolResultContent):
                 progress.tool = None  # the tools of that call have answered
 
-    def _answer_from_results(self, chat_log: ChatLog, language: str) -> str | None:
-        """Return the answer when every tool result of the last model call is a success that answers.
-
-        Only with the local sentences on (their answers speak the person's language); None otherwise, and for
-        questions, searches to present and errors, which the model must put in words.
-        """
-        if self.local is None:
-            return None
-        answers: list[str] = []
-        for content in reversed(chat_log.content):
-            if not isinstance(content, ToolResultContent):
-                break
-            answer = tool_answer(
-                self.local.sentences, language, content.tool_name, compat.tool_result_data(content)
-            )
-            if answer is None:
-                return None
-            answers.append(answer)
-        return " ".join(reversed(answers)) or None
-
     # --- talking to the model ----------------------------------------------------------------------------
 
-    def _messages(
+    def _start_turn(
         self,
         chat_log: ChatLog,
-        context: str,
         turn_start: int,
-        reasoning: dict[int, str],
+        sections: dict[str, str],
+        now: datetime,
         *,
         native: bool,
         known: set[str],
-        limited_to: frozenset[Permission] | None = None,
-    ) -> list[dict[str, Any]]:
-        """Build the request: system prompt, earlier turns (text only), this turn in full with its context.
+        limited_to: frozenset[Permission] | None,
+    ) -> Turn:
+        """Lay out the turn's requests (`SentHistories.start_turn`); outside text only in data blocks.
 
-        Laid out for a prompt cache: the system prompt and the tools stay the same all conversation, earlier
-        messages are sent as they were, and what changes each turn (the context block) comes last, after the
-        person's latest words. Outside text reaches the model only in data blocks: the memory view's, the tool
-        results', and those put around what earlier answers quote.
+        The memory view's, the tool results', and those put around what earlier answers quote.
         """
         base = chat_log.content[0].content if isinstance(chat_log.content[0], SystemContent) else ""
         tools = self.registry.usable(limited_to)
         json_help = None if native else json_action_prompt(tools, self.registry.specs(limited_to))
-        system = {"role": "system", "content": build_system_prompt(base, json_help)}
-        turn = _turn_messages(chat_log.content[turn_start:], reasoning, context, native=native)
-        # The budget left by what starts this turn, so it stays the same for every request of the turn.
-        fixed = estimate_tokens(system["content"]) + (
-            estimate_tokens(dumps(self.registry.specs(limited_to))) if native else 0
+        person = next((c.content for c in chat_log.content[turn_start:] if isinstance(c, UserContent)), "")
+        return self._sent.start_turn(
+            chat_log.conversation_id,
+            turn_start,
+            system={"role": "system", "content": build_system_prompt(base, json_help)},
+            tools=self.registry.specs(limited_to) if native else None,
+            person=person,
+            sections=sections,
+            now=now,
+            max_messages=int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES)),
+            earlier=lambda: self._history(chat_log, turn_start, known),
         )
-        fixed += estimate_tokens(next((str(m["content"]) for m in turn if m["role"] == "user"), ""))
-        budget = max(REQUEST_TOKENS - fixed, HISTORY_FLOOR)
-        return [system, *self._history(chat_log, turn_start, known, budget), *turn]
 
-    def _history(
-        self, chat_log: ChatLog, turn_start: int, known: set[str], max_tokens: int
-    ) -> list[dict[str, Any]]:
-        """Earlier turns as user/assistant text (tool traffic dropped), clipped (see `clip_history`).
+    def _history(self, chat_log: ChatLog, turn_start: int, known: set[str]) -> list[dict[str, Any]]:
+        """Earlier turns as user/assistant text (tool traffic dropped), when none were sent from here.
 
         A new chat log (Home Assistant forgets them after 5 idle minutes) falls back to what memory kept of
         this conversation. Answers go in the form that delimits the outside text they quote.
         """
-        limit = int(self.entry.options.get(CONF_MAX_HISTORY_MESSAGES, DEFAULT_MAX_HISTORY_MESSAGES))
         history: list[dict[str, Any]] = []
         for content in chat_log.content[1:turn_start]:
             if isinstance(content, UserContent):
@@ -577,7 +553,7 @@ class MediaAgent:
                 message["content"] = self._answer_forms.get(message["content"]) or self._answered(
                     message["content"], person, known
                 )
-        return clip_history(history, limit, max_tokens)
+        return history
 
     async def _deltas(
         self, chunks: AsyncIterator[ChatCompletionChunk], parser: ReplyParser, progress: _TurnProgress
@@ -626,6 +602,7 @@ class MediaAgent:
         """Explain a failure in the user's language; keep the chat log consistent and remember the error."""
         speech = await async_render(self.hass, user_input.language, key, placeholders or {})
         self.entry.runtime_data.memory.journal.add_error("conversation", key.removeprefix("agent_"), speech)
+        self._sent.forget(chat_log.conversation_id)  # the next turn starts again from the chat log
         # A server's error text and a model's tool names are outside text: delimited when re-sent.
         outside = {value for name, value in (placeholders or {}).items() if name in ("detail", "tool")}
         self._answered(speech, "", outside)
@@ -638,92 +615,26 @@ class MediaAgent:
         return TurnResult(speech, failed=True)
 
 
+def _answer_from_results(local: LocalCommands | None, chat_log: ChatLog, language: str) -> str | None:
+    """Return the answer when every tool result of the last model call is a success that answers.
+
+    Only with the local sentences on (their answers speak the person's language); None otherwise, and for
+    questions, searches to present and errors, which the model must put in words.
+    """
+    if local is None:
+        return None
+    answers: list[str] = []
+    for content in reversed(chat_log.content):
+        if not isinstance(content, ToolResultContent):
+            break
+        answer = tool_answer(local.sentences, language, content.tool_name, compat.tool_result_data(content))
+        if answer is None:
+            return None
+        answers.append(answer)
+    return " ".join(reversed(answers)) or None
+
+
 def _tool_input(name: str, args: Any, call_id: str) -> llm.ToolInput:
     if call_id:
         return llm.ToolInput(tool_name=name, tool_args=args, id=call_id)
     return llm.ToolInput(tool_name=name, tool_args=args)
-
-
-def clip_history(history: list[dict[str, Any]], max_messages: int, max_tokens: int) -> list[dict[str, Any]]:
-    """Return the earlier turns to send: at most `max_messages` messages and `max_tokens` (estimated).
-
-    The oldest turns go in steps, not one a turn: the history starts at the first user message at or after a
-    step mark (every half of `max_messages`), so it stays the same for several turns and the request keeps
-    starting like the previous one (a prompt cache reuses that prefix). It never starts with an answer.
-    """
-    if max_messages <= 0:
-        return []
-    start, total = len(history), 0
-    while start > 0 and len(history) - start < max_messages:
-        cost = estimate_tokens(history[start - 1]["content"])
-        if total + cost > max_tokens:
-            break
-        start, total = start - 1, total + cost
-    step = max(2, min(max_messages, len(history) - start) // 2)  # half of what fits
-    mark = -(-start // step) * step  # the first step mark at or after the oldest message that fits
-    while mark < len(history) and history[mark]["role"] != "user":
-        mark += 1
-    return history[mark:]
-
-
-def _turn_messages(
-    contents: list[Any], reasoning: dict[int, str], context: str, *, native: bool
-) -> list[dict[str, Any]]:
-    """Return this turn's messages: native tool_calls and tool messages, or JSON actions as text.
-
-    The person's message of this turn carries the turn's context block after their words.
-    """
-    messages: list[dict[str, Any]] = []
-    call_ids: set[str] = set()
-    for content in contents:
-        if isinstance(content, UserContent):
-            messages.append(
-                {"role": "user", "content": with_context(person_message(content.content), context)}
-            )
-        elif isinstance(content, AssistantContent):
-            messages.append(_assistant_message(content, reasoning.get(id(content)), native=native))
-            call_ids.update(call.id for call in content.tool_calls or ())
-        elif isinstance(content, ToolResultContent) and content.tool_call_id in call_ids:
-            payload = compat.tool_result_data(content)
-            if native:
-                messages.append(
-                    {"role": "tool", "tool_call_id": content.tool_call_id, "content": data_block(payload)}
-                )
-            else:
-                messages.append(tool_result_message(content.tool_name, payload))
-    return messages
-
-
-def _raw_arguments(args: Any) -> str:
-    if isinstance(args, dict) and INVALID_JSON_ARGUMENTS in args:
-        return str(args[INVALID_JSON_ARGUMENTS])
-    return dumps(args)
-
-
-def _assistant_message(content: AssistantContent, reasoning: str | None, *, native: bool) -> dict[str, Any]:
-    if not content.tool_calls:
-        return {"role": "assistant", "content": content.content or ""}
-    if not native:
-        actions = "\n".join(
-            dumps({"action": {"name": call.tool_name, "args": call.tool_args}}) for call in content.tool_calls
-        )
-        return {
-            "role": "assistant",
-            "content": f"{content.content}\n{actions}" if content.content else actions,
-        }
-    message: dict[str, Any] = {
-        "role": "assistant",
-        "content": content.content,
-        "tool_calls": [
-            {
-                "id": call.id,
-                "type": "function",
-                "function": {"name": call.tool_name, "arguments": _raw_arguments(call.tool_args)},
-            }
-            for call in content.tool_calls
-        ],
-    }
-    if reasoning:
-        # DeepSeek's thinking mode refuses a tool-calling turn whose reasoning is not sent back.
-        message["reasoning_content"] = reasoning
-    return message

@@ -20,7 +20,7 @@ class TellWhenReady(AgentMediaTool):
     name = "tell_when_ready"
     title = "Tell me when it is ready"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=True)
-    description = 'Tell the user when a title is ready; no title: "me too".'
+    description = "Tell the user when a title is ready (none: the latest)."
     parameters = vol.Schema({vol.Optional("title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT))})
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -37,7 +37,7 @@ class PlayMedia(AgentMediaTool):
     name = "play_media"
     title = "Play a film or episode"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=False)
-    description = "Play a downloaded title on a media player; no title: the latest."
+    description = "Play a downloaded title (none: the latest)."
     parameters = vol.Schema(
         {
             vol.Optional("title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT)),

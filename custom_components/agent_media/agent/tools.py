@@ -111,14 +111,8 @@ class FindTorrents(AgentMediaTool):
     name = "find_torrents"
     title = "Search releases"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=True)
-    description = "Releases for the user to pick, numbered best first."
-    parameters = vol.Schema(
-        {
-            vol.Required("media_title", description="e.g. Sintel 2010 2160p"): vol.All(
-                str, vol.Length(min=1, max=MAX_TEXT)
-            ),
-        }
-    )
+    description = "Releases to pick, best first; e.g. Sintel 2010 2160p."
+    parameters = vol.Schema({vol.Required("media_title"): vol.All(str, vol.Length(min=1, max=MAX_TEXT))})
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
         """Search, rank, store and return the numbered list."""
@@ -141,7 +135,7 @@ class GetTorrentByIndex(AgentMediaTool):
     name = "get_torrent_by_index"
     title = "Show a search result"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
-    description = "Details of the last search's result, by number."
+    description = "A numbered result's details."
     parameters = _INDEX_SCHEMA
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:
@@ -165,7 +159,7 @@ class AddTorrentByIndex(AgentMediaTool):
     name = "add_torrent_by_index"
     title = "Download a search result"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
-    description = "Download by number: the pending question's option, else the last search's result."
+    description = "Download a number: the pending question's option, else the last search's."
     permission = Permission.ADD
     parameters = _INDEX_SCHEMA
 
@@ -187,15 +181,18 @@ class DownloadMedia(AgentMediaTool):
     name = "download_media"
     title = "Download a film or show"
     annotations = compat.tool_annotations(read_only=False, idempotent=False, open_world=True)
-    description = "Add a film or show's best release; decision ask: ask the user, then add_torrent_by_index."
+    description = (
+        "Add the best release (quality e.g. 2160p; wait: until out); decision ask: ask the user, then "
+        "add_torrent_by_index."
+    )
     permission = Permission.ADD
     parameters = vol.Schema(
         {
             **MEDIA_FIELDS,
-            vol.Optional("quality", description="e.g. 2160p"): vol.All(str, vol.Length(max=20)),
+            vol.Optional("quality"): vol.All(str, vol.Length(max=20)),
             vol.Optional("season"): vol.All(_WHOLE, vol.Range(min=0, max=200)),
             vol.Optional("episode"): vol.All(_WHOLE, vol.Range(min=1, max=2000)),
-            vol.Optional("wait", description="true: when out/aired"): bool,
+            vol.Optional("wait"): bool,
         }
     )
 
@@ -271,21 +268,31 @@ def _alias(value: str) -> str:
     return _PREFERENCE_ALIASES.get(value, value)
 
 
+def _one_of(choices: Iterable[str]) -> Any:
+    """Check a value against its choices, which the model's schema leaves out (a wrong value names them)."""
+    allowed = list(choices)
+
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise vol.Invalid(f"expected one of {', '.join(allowed)}")
+        return value
+
+    return check
+
+
 class SetPreference(AgentMediaTool):
     """Remember the household's lasting release preferences."""
 
     name = "set_preference"
     title = "Set a release preference"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
-    description = "Save the user's lasting release taste; any removes one."
+    description = "Save a lasting release taste, e.g. 1080p, x265, 10 GB, audio fr,en; any or 0: none."
     parameters = vol.Schema(
         {
-            vol.Optional("resolution"): vol.All(str, vol.Lower, _alias, vol.In(RESOLUTION_CHOICES)),
-            vol.Optional("codec"): vol.All(str, vol.Lower, _alias, vol.In(CODEC_CHOICES)),
-            vol.Optional("max_size_gb", description="0: none"): vol.All(
-                _real_number, vol.Range(min=0, max=1000)
-            ),
-            vol.Optional("languages", description="audio, e.g. fr, en"): vol.All(str, vol.Length(max=100)),
+            vol.Optional("resolution"): vol.All(str, vol.Lower, _alias, _one_of(RESOLUTION_CHOICES)),
+            vol.Optional("codec"): vol.All(str, vol.Lower, _alias, _one_of(CODEC_CHOICES)),
+            vol.Optional("max_size_gb"): vol.All(_real_number, vol.Range(min=0, max=1000)),
+            vol.Optional("languages"): vol.All(str, vol.Length(max=100)),
         }
     )
     permission = Permission.OWN_PREFERENCES  # the operation asks more for the household's
@@ -313,12 +320,10 @@ class SetPathForFolder(AgentMediaTool):
     name = "set_path_for_folder"
     title = "Set a folder"
     annotations = compat.tool_annotations(read_only=False, idempotent=True, open_world=False)
-    description = "Set a folder's absolute path."
+    description = "Set a folder (e.g. download, movie, tv_show) to an absolute path."
     parameters = vol.Schema(
         {
-            vol.Required("folder_name", description="e.g. download, movie, tv_show"): vol.All(
-                str, vol.Length(min=1, max=32)
-            ),
+            vol.Required("folder_name"): vol.All(str, vol.Length(min=1, max=32)),
             vol.Required("path_value"): vol.All(str, vol.Length(min=1, max=4096)),
         }
     )
@@ -343,7 +348,7 @@ class ListFolder(AgentMediaTool):
     name = "list_folder"
     title = "List a folder"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
-    description = "List a folder or its sub-folder."
+    description = "List a folder or a path in it."
     parameters = vol.Schema(
         {
             vol.Required("folder_name"): vol.All(str, vol.Length(min=1, max=32)),
@@ -366,7 +371,7 @@ class ListWanted(AgentMediaTool):
     name = "list_wanted"
     title = "List wanted titles"
     annotations = compat.tool_annotations(read_only=True, idempotent=True, open_world=False)
-    description = "Titles waited for and shows followed."
+    description = "Titles waited for, shows followed."
     parameters = vol.Schema({})
 
     async def async_run(self, args: dict[str, Any], context: ToolContext) -> dict[str, Any]:  # noqa: ARG002
@@ -438,8 +443,10 @@ def model_schema(schema: Any) -> Any:
             compact[key] = {name: model_schema(item) for name, item in value.items()}
         elif key not in _UNSPOKEN_KEYS:
             compact[key] = value if key in ("enum", "required") else model_schema(value)
-    # No required argument, or the only argument (a call without it means nothing): nothing to say.
-    if "required" in compact and (not compact["required"] or len(compact.get("properties", {})) == 1):
+    if "enum" in compact:  # the values say their type
+        compact.pop("type", None)
+    # No required argument, or only the first (the subject, which no call goes without): nothing to say.
+    if "required" in compact and compact["required"] in ([], list(compact.get("properties", {}))[:1]):
         del compact["required"]
     return compact
 
