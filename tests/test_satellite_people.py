@@ -8,6 +8,7 @@ the set_preference tool's permissions. Unfollowing a show drops only the asker w
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -43,6 +44,7 @@ if TYPE_CHECKING:
     from homeassistant.core import Event, HomeAssistant, ServiceCall
 
     from .rig.knaben_server import KnabenServer
+    from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
 pytestmark = pytest.mark.usefixtures("core_setup")
@@ -328,3 +330,32 @@ async def test_a_person_subscribed_through_their_satellite_is_told_there_and_onc
     assert subscriptions.untold(f"user:{bob}") == []
     in_the_app = await ask(hass, local_entry, "what's downloading", user_id=bob)
     assert "Big Buck Bunny" not in speech(in_the_app)
+
+
+@pytest.mark.usefixtures("people")
+async def test_the_model_on_a_satellite_standing_for_a_person_sees_their_preferences(
+    hass: HomeAssistant,
+    local_entry: MockConfigEntry,
+    llm_server: ScriptedLLMServer,
+    hass_read_only_user: MockUser,
+) -> None:
+    """The turn's context block gives the model the person's preferences, not the household's."""
+    assert (await preferences(hass, {"languages": "Italian"}, hass_read_only_user.id))["own"] == {
+        "languages": ["Italian"]
+    }
+    device_id = satellite(hass, features=1)
+    dr.async_get(hass).async_update_device(device_id, name_by_user="Kitchen")
+
+    def last_request() -> str:
+        return json.dumps(llm_server.requests[-1]["messages"], ensure_ascii=False)
+
+    llm_server.queue_text("Something calm, perhaps.")
+    await ask(hass, local_entry, "what should we watch tonight?", device_id=device_id)
+    assert "Italian" not in last_request()  # the household's satellite: no language preferred
+
+    created = await add_satellite_person(hass, local_entry, device_id, "person.bob")
+    assert created["type"] is FlowResultType.CREATE_ENTRY
+    await hass.async_block_till_done()
+    llm_server.queue_text("Something calm, perhaps.")
+    await ask(hass, local_entry, "what should we watch tonight?", device_id=device_id)
+    assert "audio languages Italian" in last_request()

@@ -341,7 +341,9 @@ class MediaAgent:
             ),
         )
         chat_log.llm_api = await api.async_get_api_instance(llm_context)
-        view = build_memory_view(memory, requester.key, conversation_id, user_input.language)
+        view = build_memory_view(
+            memory, requester.key, conversation_id, user_input.language, person_key=requester.person_key
+        )
         now = dt_util.now()
         sections = turn_sections(view, now)
         max_calls = int(entry.options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS))

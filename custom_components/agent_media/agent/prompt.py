@@ -211,9 +211,19 @@ def _news_text(events: list[JournalEvent]) -> str:
 
 
 def build_memory_view(
-    memory: AgentMediaMemory, requester_key: str, conversation_id: str | None, language: str | None
+    memory: AgentMediaMemory,
+    requester_key: str,
+    conversation_id: str | None,
+    language: str | None,
+    *,
+    person_key: str | None = None,
 ) -> PromptView:
-    """Return the memory part of this turn's context block, by part; outside text only inside data blocks."""
+    """Return the memory part of this turn's context block, by part; outside text only inside data blocks.
+
+    `person_key`: whose preferences and news these are, when not the requester's own (a satellite standing
+    for a person); the searches and questions stay the requester's.
+    """
+    person_key = person_key or requester_key
     now = dt_util.utcnow()
     view = PromptView()
     sections = view.sections
@@ -227,9 +237,7 @@ def build_memory_view(
         )
 
     household = memory.household
-    if preferences := _preferences_lines(
-        household.preferences() | household.person_preferences(requester_key)
-    ):
+    if preferences := _preferences_lines(household.preferences() | household.person_preferences(person_key)):
         sections["preferences"] = preferences[0]
 
     media = memory.conversations.media(conversation_id)
@@ -250,7 +258,7 @@ def build_memory_view(
         ]
         sections["downloads"] = f"Active downloads ({len(downloads)}): " + data_block(names)
 
-    if events := memory.news_for(requester_key):
+    if events := memory.news_for(person_key):
         sections["news"] = _news_text(events)
         view.shown_event_ids = [event["id"] for event in events]
 
