@@ -167,6 +167,26 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.S01E01.Le.Testament.De.Nobel.FRENCH.DVDRip", {"languages": ("fr",)}),
     ("Pioneer.One.1x19.ita.720p", {"languages": ("it",)}),
     ("Sintel (2010) [x264 {Fr-Eng}]", {"languages": ("fr", "en")}),
+    # Lists of languages: title-case codes count beside another code; a list before or after "Sub" is
+    # subtitles, "Multi Subs" only the subtitles; a code glued to "SUBBED" is a subtitle, the one before not.
+    ("Sintel (2010) [DVDRip][Ac3][Eng-Spa]", {"languages": ("en", "es")}),
+    ("Pioneer.One.S01E01.Ger.Eng.Sub.AAC.1080p.WEB", {"languages": ()}),
+    ("Sintel [XviD - Ita Mp3 - Sub Eng Esp Tur]", {"languages": ("it",)}),
+    ("Pioneer One S01 Eng Fre Multi Subs 720p", {"languages": ("en", "fr")}),
+    ("Sintel.2010.JAPANESE.ENSUBBED.1080p.WEBRip", {"languages": ("ja",)}),
+    ("Sintel.2010.DivX(Ingles-Port.BR)-AC3", {"languages": ("en", "pt")}),
+    ("Sintel 2010 1080p [Group] Latin + English + Hindi", {"languages": ("es", "en", "hi")}),
+    # Audio said in words ends the title; a site's domain and DTS-ES name no language.
+    ("Sintel Audio Latino DVDRip", {"title": "Sintel", "languages": ("es",)}),
+    ("Night of the Living Dead 1968 Greek Language", {"title": "Night of the Living Dead",
+                                                       "languages": ("el",)}),
+    ("Sintel.2010.Original.Hindi.Dubbed.1080p", {"title": "Sintel", "languages": ("hi",)}),
+    ("Sintel.2010.1080p.BluRay.x264-[YTS.LT]", {"languages": ()}),
+    ("Sintel.2010.1080p.BluRay.DTS-ES.6.1", {"languages": ()}),
+    # A Cyrillic name naming no language is Russian (Ukrainian with Ukrainian letters); "[Cap.103]" Spanish.
+    ("Синтел / Sintel (2010) WEB-DL 1080p", {"title": "Sintel", "languages": ("ru",)}),
+    ("Піонер / Pioneer One (S1E1-8) WEB-DL 1080p", {"languages": ("uk",)}),
+    ("Pebble Garden - Temporada 1 [HDTV][Cap.103]", {"languages": ("es",)}),
 ]  # fmt: skip
 
 
