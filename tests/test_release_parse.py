@@ -187,6 +187,23 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Синтел / Sintel (2010) WEB-DL 1080p", {"title": "Sintel", "languages": ("ru",)}),
     ("Піонер / Pioneer One (S1E1-8) WEB-DL 1080p", {"languages": ("uk",)}),
     ("Pebble Garden - Temporada 1 [HDTV][Cap.103]", {"languages": ("es",)}),
+    # Seasons and episodes: a cross glued to the title or written in Cyrillic, "All Seasons (1-8)", British
+    # "Series 2" (and its "Part 11"), "1xAll", "2期"; a number before a numbered season word is the title's.
+    ("Pebble.Garden1x01.HDTV.XviD", {"title": "Pebble Garden", "seasons": (1,), "episodes": (1,)}),
+    ("Пебл / Pebble Garden [06х01-03] HDTVRip", {"seasons": (6,), "episodes": (1, 2, 3)}),  # noqa: RUF001
+    ("Pebble Garden All Seasons (1-4) 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3, 4)}),
+    ("Pebble Garden 01 - 12 Season 1 Complete [720p]", {"seasons": (1,)}),
+    ("Pebble Garden - Series 1 (1970) DivX", {"title": "Pebble Garden", "seasons": (1,), "year": 1970}),
+    ("Pebble.Garden.Series.2.Part.11.HDTV", {"title": "Pebble Garden", "seasons": (2,), "episodes": (11,)}),
+    ("Mobile Series 00 S1 [1080p]", {"title": "Mobile Series 00", "seasons": (1,)}),
+    ("Pebble.Garden.1xAll", {"title": "Pebble Garden", "seasons": (1,)}),
+    ("Pioneer 60 Сезон 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),
+    ("Pebble Garden 2期.mkv", {"title": "Pebble Garden", "seasons": (2,)}),
+    # An anime episode after its season, past a year, and before the episode's own title; long runs.
+    ("[CCSubs] Pebble Garden S2 (2019) - 11 (720p)", {"seasons": (2,), "episodes": (11,), "year": 2019}),
+    ("[CCSubs] Pebble Garden 2nd Season - 12 END [1080p]", {"seasons": (2,), "episodes": (12,)}),
+    ("[CCSubs] Pebble Garden 34 - The Episode [ABCDEF12]", {"title": "Pebble Garden", "episodes": (34,)}),
+    ("Pebble Garden [TVRip] [Episodes 001-1100]", {"episodes": tuple(range(1, 1101))}),
 ]  # fmt: skip
 
 
