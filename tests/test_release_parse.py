@@ -204,6 +204,16 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[CCSubs] Pebble Garden 2nd Season - 12 END [1080p]", {"seasons": (2,), "episodes": (12,)}),
     ("[CCSubs] Pebble Garden 34 - The Episode [ABCDEF12]", {"title": "Pebble Garden", "episodes": (34,)}),
     ("Pebble Garden [TVRip] [Episodes 001-1100]", {"episodes": tuple(range(1, 1101))}),
+    ("[CCSubs] Pebble Garden (001-220) [BD]", {"title": "Pebble Garden", "episodes": tuple(range(1, 221))}),
+    ("[CCSubs] Pebble Garden 01~12 [1080p]", {"title": "Pebble Garden", "episodes": tuple(range(1, 13))}),
+    ("Pebble Garden (1.05) 720p", {"seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden Series 7 S01E02 720p", {"seasons": (1,), "episodes": (2,)}),
+    # A show's run dates it from its first year; a collection of films has no year.
+    ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
+    ("Sintel Collection 2001-2011 720p", {"year": None}),
+    # Clean audio (a camera's picture with the sound taken apart), leaks and deleted scenes are trash.
+    ("Sintel 2010 HQ Clean Audio x264", {"trash": True}),
+    ("Sintel.2010.Deleted.Scenes.720p", {"trash": True}),
 ]  # fmt: skip
 
 

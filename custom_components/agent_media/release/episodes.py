@@ -36,12 +36,13 @@ _SEASON_DASH_EPISODE_RE: Final = re.compile(
 # "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
 # dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
 _DOTTED_EPISODE_RE: Final = re.compile(
-    r"(?:(?<=\[)|(?<= - )|(?<=episode )|(?<=episode\.))(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=\]| - )",
+    r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
+    r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
     re.IGNORECASE,
 )
 _SEASON_WORDS: Final = (
     r"seasons?|saisons?|temporadas?|temp|tem|stagione|stagioni|staffeln?|seizoen|sezon[uy]?l?|s[äa]song|s[æa]son|"
-    r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону|series(?=[ ._][1-9]\d?(?![\d]))"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону"  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
@@ -86,6 +87,8 @@ _SEASON_RANGE_RE: Final = re.compile(
     r"(?![ ._-]?e\d)",
     re.IGNORECASE,
 )
+# British "Series 2": a season.
+_SERIES_RE: Final = token(r"series[ ._](?P<season>[1-9]\d?)(?!\d)", right=r"(?![a-z0-9])")
 # "1xAll": the whole of season 1.
 _SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)")
 _SEASON_RE: Final = re.compile(
@@ -122,8 +125,10 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
 )
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:-(?P<last>\d{1,4}))?(?=[ ._]*(?:$|[\[(\x00])| - )"
+    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?=[ ._]*(?:$|[\[(\x00])| - )"
 )
+_BRACKETED_RANGE_RE: Final = re.compile(r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})[\])]")
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
@@ -175,6 +180,11 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             scan.take(after)  # "Title S02 03": the season's third episode
             episodes.append(int(after.group("episode")))
     seasons.extend(_cjk_number(next(filter(None, match.groups()))) for match in scan.every(_CJK_SEASON_RE))
+    # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
+    if not seasons and (series := scan.first(_SERIES_RE)):
+        seasons.append(int(series.group("season")))
+        if not episodes:
+            episodes.extend(_episode_after_season(scan, series.end()))
     numbered = bool(episodes)
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
@@ -203,9 +213,10 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
     if after is None:
         return []
     if after.group("year"):  # the year is left to the year finder
-        after = _AFTER_SEASON_EPISODE_RE.match(scan.masked, after.end("year"))
-        if after is None:
+        past_year = _AFTER_SEASON_EPISODE_RE.match(scan.masked, after.end("year"))
+        if past_year is None:
             return []
+        after = past_year
     scan.take(after)
     return _episode_range(int(after.group("episode")), after.group("last"))
 
@@ -262,7 +273,7 @@ def _cjk_number(text: str) -> int:
     return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
-def bare_episode(
+def bare_episode(  # noqa: PLR0911 - one return per form
     scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None
 ) -> tuple[list[int], list[int], int, int]:
     """Read episodes numbered by a bare number when nothing else numbers them: (seasons, episodes, span).
@@ -288,6 +299,19 @@ def bare_episode(
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    match = _BRACKETED_RANGE_RE.search(scan.masked, start)
+    if (
+        match
+        and not is_year(match.group("episode"))
+        and int(match.group("last")) > int(match.group("episode"))
+    ):
+        scan.take(match)  # "[Group] Title (001-220)", "Title [01-12]": a batch
+        return (
+            [],
+            _episode_range(int(match.group("episode")), match.group("last")),
+            start,
+            min(match.start(), end),
+        )
     match = next(
         (
             m

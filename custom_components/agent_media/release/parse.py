@@ -131,7 +131,10 @@ _BARE_TS_RE: Final = token(r"ts|tc")
 _TELESYNC_BARE: Final = {"ts": "telesync", "tc": "telecine"}
 # Source words that are also title words ("Charlotte's Web"): they end a title only when nothing else does.
 _WEAK_SOURCE_WORDS: Final = frozenset({"web", "cam", "dvd", "pal", "ntsc", "dvb", "scr", "ts", "tc"})
-_OTHER_TRASH_RE: Final = token(r"workprint|r5|r6|line(?=[ .]audio)")
+# Workprints, R5, line or "clean" audio (a camera's picture with the sound taken apart), leaks, extras.
+_OTHER_TRASH_RE: Final = token(
+    r"workprint|r5|r6|line(?=[ .]audio)|(?:hq[ .-]?)?clean[ .-]?aud(?:io)?|leaked|deleted[ .-]scenes?"
+)
 _CODEC_PATTERNS: Final = (
     ("hevc", token(r"[xh][ .-]?265|hevc(?:10)?", right=r"(?![a-z0-9])")),
     ("av1", token(r"av1")),
@@ -244,7 +247,7 @@ def parse_release(name: str) -> ParsedRelease:
     other_trash = scan.first(_OTHER_TRASH_RE) is not None
     # A season named by its year ("S2014E18", "1940x01") dates the release when nothing else does.
     season_year = next((season for season in seasons if is_year(str(season))), None)
-    start, end, year = _title_span(scan, date_year or season_year)
+    start, end, year = _title_span(scan, date_year or season_year, show=bool(seasons or episodes))
     if not seasons and not episodes:
         seasons, episodes, start, end = bare_episode(scan, start, end, leading_group=leading_group, year=year)
     title = _clean_title(scan.text[start:end])
@@ -396,7 +399,7 @@ def _audio(scan: Scan) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _title_span(scan: Scan, date_year: int | None) -> tuple[int, int, int | None]:
+def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, int, int | None]:
     """Return where the title starts and stops, and the year if the name has one.
 
     The title ends at the first marker; of several years before that point the last is the release year
@@ -426,6 +429,8 @@ def _title_span(scan: Scan, date_year: int | None) -> tuple[int, int, int | None
         scan.take(years[0], 0)
     elif ranges and 0 < ranges[0].start() < first_marker:
         end = ranges[0].start()
+        if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
+            year = year or int(ranges[0].group(1))
     if _clean_title(scan.text[:end]):
         return 0, end, year
     for run in re.finditer(r"[^\x00]+", scan.masked):
