@@ -214,6 +214,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Clean audio (a camera's picture with the sound taken apart), leaks and deleted scenes are trash.
     ("Sintel 2010 HQ Clean Audio x264", {"trash": True}),
     ("Sintel.2010.Deleted.Scenes.720p", {"trash": True}),
+    # Sources: a bare "BD" between separators, Sonarr's "xvidvd", raw HD captures, a Blu-ray's .m2ts stream.
+    ("[CCSubs] Pebble Garden - 02 (848x480 XviD BD MP3) [ABCDEF12]", {"source": "bluray"}),
+    ("Pebble.Garden.1x13.xvidvd-GRP", {"source": "dvd"}),
+    ("Pebble.Garden.S01E01.RawHD.x264", {"source": "hdtv"}),
+    ("Pebble Garden.S03E01.The Episode.m2ts", {"source": "bluray", "seasons": (3,), "episodes": (1,)}),
 ]  # fmt: skip
 
 

@@ -105,7 +105,7 @@ _SOURCE_PATTERNS: Final = (
     (
         "bluray",
         token(
-            r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[(])bd(?=[\]) .,_-])|"
+            r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hddvd|bd[ .-]?light|bd(?=\x00)"
         ),
     ),
@@ -121,11 +121,11 @@ _SOURCE_PATTERNS: Final = (
         "hdtv",
         token(
             r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
-            r"ppv[ .-]?rip|"
+            r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv"
         ),
     ),
-    ("dvd", token(r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)")),
+    ("dvd", token(r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd")),
 )
 _BARE_TS_RE: Final = token(r"ts|tc")
 _TELESYNC_BARE: Final = {"ts": "telesync", "tc": "telecine"}
@@ -220,6 +220,7 @@ class ParsedRelease:
 
 # "HDTVx264", "WEB-DLx264": a source glued to its codec.
 _GLUED_CODEC_RE: Final = re.compile(r"(?<=tv|dl)(?=[xh]\.?26[45])", re.IGNORECASE)
+_M2TS_RE: Final = re.compile(r"\.m2ts$", re.IGNORECASE)
 _CRC_RE: Final = re.compile(r"[\[(][0-9a-f]{8}[\])]", re.IGNORECASE)
 
 
@@ -227,6 +228,8 @@ def parse_release(name: str) -> ParsedRelease:
     """Parse a torrent release name."""
     text = " ".join(name[:MAX_NAME_LENGTH].split())
     fake = dangerous_name_extension(text) is not None
+    # A Blu-ray's stream file says its source when the name does not: "Title.S03E01.Episode.m2ts".
+    disc_stream = _M2TS_RE.search(text) is not None
     text = _GLUED_CODEC_RE.sub(".", _strip_extensions(text))
     text, leading_group = _strip_prefixes(text)
     scan = Scan(text)
@@ -251,7 +254,7 @@ def parse_release(name: str) -> ParsedRelease:
     if not seasons and not episodes:
         seasons, episodes, start, end = bare_episode(scan, start, end, leading_group=leading_group, year=year)
     title = _clean_title(scan.text[start:end])
-    source = _source(sources, end)
+    source = _source(sources, end) or ("bluray" if disc_stream else None)
     return ParsedRelease(
         title=title,
         year=year,
