@@ -406,16 +406,16 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     """Return where the title starts and stops, and the year if the name has one.
 
     The title ends at the first marker; of several years before that point the last is the release year
-    ("Blade Runner 2049 2017"). A year at the very start belongs to the title ("1917"), and so does a year
-    that has not happened yet ("Sintel 2049"). A name that starts with a marker ("[BD][1080p] Title") has
-    its title in the first stretch of text between markers.
+    ("Blade Runner 2049 2017"). A year at the very start belongs to the title ("1917") unless it is in
+    brackets ("(2000) Title"), and so does a year that has not happened yet ("Sintel 2049"). A name that
+    starts with a marker ("[BD][1080p] Title") has its title in the first stretch of text between markers.
     """
     latest = dt.datetime.now(tz=dt.UTC).year + 1
     ranges = list(_YEAR_RANGE_RE.finditer(scan.masked))
     years = [
         match
         for match in _YEAR_RE.finditer(scan.masked)
-        if match.start() > 0
+        if (match.start() > 0 or match.group(0)[0] in "([")  # "(2000) Title": a year, not the title
         and int(match.group(1)) <= latest
         and not any(r.start() <= match.start() < r.end() for r in ranges)
     ]
