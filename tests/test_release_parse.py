@@ -208,6 +208,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[CCSubs] Pebble Garden 01~12 [1080p]", {"title": "Pebble Garden", "episodes": tuple(range(1, 13))}),
     ("Pebble Garden (1.05) 720p", {"seasons": (1,), "episodes": (5,)}),
     ("Pebble Garden Series 7 S01E02 720p", {"seasons": (1,), "episodes": (2,)}),
+    ("[CCSubs] Pebble Garden [05][1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    ("[CCSubs] Pebble Garden [12 END][1080p]", {"title": "Pebble Garden", "episodes": (12,)}),
+    ("[CCSubs] Pebble Garden #05 [1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    ("Sintel.2010.720p.AC3-GRP[42]", {"episodes": ()}),
     # A show's run dates it from its first year; a collection of films has no year.
     ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
     ("Sintel Collection 2001-2011 720p", {"year": None}),

@@ -128,6 +128,9 @@ _BARE_NUMBER_RE: Final = re.compile(
     r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(\x00])| - )"
 )
+_BRACKETED_NUMBER_RE: Final = re.compile(
+    r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
+)
 _BRACKETED_RANGE_RE: Final = re.compile(r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})[\])]")
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
@@ -299,6 +302,10 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
+    if match and match.start() > start and not is_year(match.group("episode") or match.group("hash")):
+        scan.take(match)  # "[Group] Title [05][1080p]", "Title #05": an episode
+        return [], [int(match.group("episode") or match.group("hash"))], start, min(match.start(), end)
     match = _BRACKETED_RANGE_RE.search(scan.masked, start)
     if (
         match
