@@ -212,6 +212,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[CCSubs] Pebble Garden [12 END][1080p]", {"title": "Pebble Garden", "episodes": (12,)}),
     ("[CCSubs] Pebble Garden #05 [1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
     ("Sintel.2010.720p.AC3-GRP[42]", {"episodes": ()}),
+    # A dotted next episode ("S03E21.22"), not a dotted title number; "Серии: 5 из 20": the first five.
+    ("Pebble.Garden.S03E21.22.VOSTFR.HDTV", {"episodes": (21, 22)}),
+    ("Pebble.Garden.S03E05.12.Title.HDTV", {"episodes": (5,)}),
+    ("Пебл / Pebble Garden / Сезон: 5 / Серии: 5 из 20", {"seasons": (5,), "episodes": (1, 2, 3, 4, 5)}),
     # A show's run dates it from its first year; a collection of films has no year.
     ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
     ("Sintel Collection 2001-2011 720p", {"year": None}),

@@ -12,10 +12,10 @@ from typing import Final
 
 from .scan import MASK, Scan, token
 
-# Continuations of a first episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45".
+# Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22".
 _MORE_EPISODES: Final = (
-    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"\d{1,3}(?![\dpi]|[a-z]{2}))*)"
+    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
     r"(?<![a-z0-9])[st](?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
@@ -107,6 +107,10 @@ _EPISODE_WORD_RE: Final = token(
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
+# "Серии: 5 из 20": the first five episodes of twenty.
+_EPISODES_SO_FAR_RE: Final = re.compile(
+    r"серии:?[ ]?(?P<count>\d{1,4})[ ]?(?:из|of|iz)[ ]?\d{1,4}", re.IGNORECASE
+)
 # Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]": episodes 2-4.
 _CAP_CODE_RE: Final = re.compile(
     r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
@@ -189,6 +193,8 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
         if not episodes:
             episodes.extend(_episode_after_season(scan, series.end()))
     numbered = bool(episodes)
+    for match in scan.every(_EPISODES_SO_FAR_RE):
+        episodes.extend(() if numbered else range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
     for match in scan.every(_EPISODE_WORD_RE):
@@ -238,11 +244,14 @@ _RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.
 def _episode_list(first: int, more: str) -> list[int]:
     """Expand "E01" and "-E04" / "E02E03" / "+02" / "-03-04" / "x45x46" / " to E12" into the episodes named.
 
-    A number after a dash that is not larger than the last is no range but a title word ("E13-3 Acts").
+    A number after a dash that is not larger than the last is no range but a title word ("E13-3 Acts"); one
+    after a dot only continues the episodes when it is the next one ("S03E21.22.VOSTFR", not "E05.12.Title").
     """
     episodes = [first]
     for item in _EPISODE_ITEM_RE.finditer(more):
         number = int(item.group(2))
+        if item.group(1) == "." and number != episodes[-1] + 1:
+            break
         if _RANGE_SEPARATOR_RE.search(item.group(1)):
             if number <= episodes[-1]:
                 break
