@@ -215,6 +215,14 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A dotted next episode ("S03E21.22"), not a dotted title number; "Серии: 5 из 20": the first five.
     ("Pebble.Garden.S03E21.22.VOSTFR.HDTV", {"episodes": (21, 22)}),
     ("Pebble.Garden.S03E05.12.Title.HDTV", {"episodes": (5,)}),
+    # Lists and ranges: "01 ao 10", "Ep 1 & 2", "Episodes 1, 2 & 3", "S01 (01-12)", "第1-12話", "全12話".
+    ("Pebble Garden Temporada 1 Episódios 01 ao 03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden Ep 1 & 2", {"episodes": (1, 2)}),
+    ("Pebble Garden Episodes 1, 2 & 3", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden S01 (01-03) 1080p", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden Season 1 (1080p)", {"seasons": (1,), "episodes": ()}),
+    ("Pebble Garden 第1-3話", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("Pebble Garden 全3話", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
     ("Пебл / Pebble Garden / Сезон: 5 / Серии: 5 из 20", {"seasons": (5,), "episodes": (1, 2, 3, 4, 5)}),
     # A show's run dates it from its first year; a collection of films has no year.
     ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),

@@ -102,8 +102,8 @@ _EPISODE_WORDS: Final = (
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12".
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
-    r"|[+&]e?(?P<plus>\d{1,3}))?"
+    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
+    r"|(?P<plus>(?:[ ]?[+&,][ ]?e?\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -118,7 +118,10 @@ _CAP_CODE_RE: Final = re.compile(
 # "14 of 21", "1of4": an episode of a known number.
 _OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
 # East Asian numbering: "第3話", "第23集", "第二季".
-_CJK_EPISODE_RE: Final = re.compile(r"第([0-9一二三四五六七八九十百]+)[話话集回]")
+_CJK_EPISODE_RE: Final = re.compile(
+    r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
+    r"|全([0-9]{1,4})[話话集]"
+)
 _CJK_SEASON_RE: Final = re.compile(
     r"第([0-9一二三四五六七八九十]+)[季期]|シーズン([0-9]+)|(?<![0-9])([0-9]{1,2})期"
 )
@@ -198,20 +201,20 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
     for match in scan.every(_EPISODE_WORD_RE):
-        plus = [int(match.group("plus"))] if match.group("plus") else []
+        plus = [int(number) for number in re.findall(r"\d+", match.group("plus") or "")]
         episodes.extend(
             () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
         )
     for match in scan.every(_OF_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
     for match in scan.every(_CJK_EPISODE_RE):
-        episodes.extend(() if numbered else [_cjk_number(match.group(1))])
+        episodes.extend(() if numbered else _cjk_episodes(match))
     return sorted(set(seasons)), list(dict.fromkeys(episodes))
 
 
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
-    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]|[ ._]part[ ._])(?P<episode>\d{1,4})(?:v\d)?"
-    r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])",
+    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._]\(?(?=\d{1,4} ?[-~] ?\d))"
+    r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])\)?",
     re.IGNORECASE,
 )
 
@@ -274,6 +277,14 @@ def _season_range(first: int, last: int) -> list[int]:
 def _season_number(word: str) -> int:
     word = word.lower()
     return int(word) if word.isdigit() else _ROMAN.get(word) or _NUMBER_WORDS[word]
+
+
+def _cjk_episodes(match: re.Match[str]) -> list[int]:
+    """Return the episodes of "第3話", "第1-12話", "01-12話" or "全12話" (all twelve)."""
+    if match.group(5):
+        return _episode_range(1, match.group(5))
+    first = match.group(1) or match.group(3)
+    return _episode_range(_cjk_number(first), match.group(2) or match.group(4))
 
 
 def _cjk_number(text: str) -> int:
