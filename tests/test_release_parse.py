@@ -228,6 +228,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
     ("Sintel Collection 2001-2011 720p", {"year": None}),
     ("(2010) Sintel - The Movie (DvdRip Ita Eng AC3 5.1)", {"title": "Sintel - The Movie", "year": 2010}),
+    ("Sintel (2010) (2012 Remaster) 1080p", {"title": "Sintel", "year": 2010}),
     # Clean audio (a camera's picture with the sound taken apart), leaks and deleted scenes are trash.
     ("Sintel 2010 HQ Clean Audio x264", {"trash": True}),
     ("Sintel.2010.Deleted.Scenes.720p", {"trash": True}),

@@ -423,8 +423,11 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     year = date_year
     end = first_marker
     if before := [match for match in years if match.start() < first_marker]:
-        # A year in brackets is the release's: "The Insider (1999) 60 Minutes Interview 1996".
-        chosen = next((match for match in reversed(before) if match.group(0)[0] in "(["), before[-1])
+        # A year in brackets is the release's: "The Insider (1999) 60 Minutes Interview 1996"; one alone in
+        # them before one with words: "Title (2010) (2012 Remaster)".
+        bracketed = [match for match in before if match.group(0)[0] in "(["]
+        alone = [match for match in bracketed if match.group(0)[-1] in ")]"]
+        chosen = (alone or bracketed[-1:] or before)[-1]
         end, year = chosen.start(), int(chosen.group(1))
         scan.take(chosen, 0)
     elif years:
