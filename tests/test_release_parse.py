@@ -218,6 +218,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Lists and ranges: "01 ao 10", "Ep 1 & 2", "Episodes 1, 2 & 3", "S01 (01-12)", "第1-12話", "全12話".
     ("Pebble Garden Temporada 1 Episódios 01 ao 03", {"seasons": (1,), "episodes": (1, 2, 3)}),
     ("Pebble Garden Ep 1 & 2", {"episodes": (1, 2)}),
+    ("Pebble Garden S 01 E 05 720p", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
     ("Pebble Garden Episodes 1, 2 & 3", {"episodes": (1, 2, 3)}),
     ("Pebble Garden S01 (01-03) 1080p", {"seasons": (1,), "episodes": (1, 2, 3)}),
     ("Pebble Garden Season 1 (1080p)", {"seasons": (1,), "episodes": ()}),

@@ -18,7 +18,8 @@ _MORE_EPISODES: Final = (
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
-    r"(?<![a-z0-9])[st](?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
+    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02".
+    r"(?<![a-z0-9])[st] ?(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,4}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
