@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 import inspect
 import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
+from custom_components.agent_media.coordinator import IDLE_SCAN_INTERVAL
 from custom_components.agent_media.requester import SYSTEM_KEY
+from homeassistant.util import dt as dt_util
 
 from .rig.torrents import make_local_torrent
 
@@ -28,6 +32,34 @@ if TYPE_CHECKING:
 # A bound for things outside the test's control (qBittorrent, a coordinator refresh) on a busy 2-core machine.
 # It only ends a wait that would otherwise hang; it is never asserted as a timing.
 WAIT_TIMEOUT = 60.0
+
+
+async def poll(hass: HomeAssistant, seconds: float = IDLE_SCAN_INTERVAL + 1) -> None:
+    """Move time forward (past the coordinator's longest poll interval by default) and let what is due run."""
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=seconds))
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+
+async def refresh_until[T](
+    hass: HomeAssistant,
+    entry: AgentMediaConfigEntry,
+    check: Callable[[], T],
+    accept: Callable[[T], object] = bool,
+    *,
+    what: str,
+) -> T:
+    """Ask the coordinator to poll qBittorrent until ``accept(check())`` holds; return that value.
+
+    For what a poll must bring: a poll moved by the clock can fall on a refresh already under way and do
+    nothing, and what a poll starts (completion, news) may need the next one on a busy machine.
+    """
+
+    async def after_a_refresh() -> T:
+        await entry.runtime_data.coordinator.async_refresh()
+        await hass.async_block_till_done(wait_background_tasks=True)
+        return check()
+
+    return await wait_until(after_a_refresh, accept, what=what)
 
 
 async def wait_until[T](

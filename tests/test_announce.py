@@ -14,9 +14,9 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry, async_
 from custom_components.agent_media.const import CONF_ANNOUNCE_COMPLETIONS, CONF_ANNOUNCE_TARGET, DOMAIN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 
-from .helpers import async_add_download, is_done, wait_for_torrent
+from .helpers import async_add_download, is_done, poll, wait_for_torrent
 from .rig.torrents import make_local_torrent
-from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY, poll
+from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY
 
 if TYPE_CHECKING:
     from pathlib import Path

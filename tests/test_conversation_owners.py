@@ -13,9 +13,7 @@ from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
 from custom_components.agent_media.memory import (
     MAX_CONVERSATIONS,
     MAX_EARLIER_LISTS,
@@ -32,7 +30,7 @@ from .test_http import COMPLETIONS, sse_events, streamed_text, user
 
 if TYPE_CHECKING:
     from freezegun.api import FrozenDateTimeFactory
-    from pytest_homeassistant_custom_component.common import MockUser
+    from pytest_homeassistant_custom_component.common import MockConfigEntry, MockUser
     from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
     from homeassistant.core import HomeAssistant
@@ -204,22 +202,6 @@ async def test_owners_outlive_the_records_until_no_chat_log_can_remain(
 
 
 # --- "the 2nd one" ----------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def local_options(entry_options: dict[str, Any]) -> dict[str, Any]:
-    return {**entry_options, CONF_LOCAL_SENTENCES: True}
-
-
-@pytest.fixture
-async def local_entry(
-    hass: HomeAssistant, core_setup: None, entry_data: dict[str, Any], local_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=local_options)
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 async def test_the_2nd_one_means_the_conversations_own_list_by_local_sentences(

@@ -11,7 +11,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_capture_events,
-    async_fire_time_changed,
 )
 
 from custom_components.agent_media.const import (
@@ -23,9 +22,16 @@ from custom_components.agent_media.const import (
 )
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import STATE_UNAVAILABLE
-from homeassistant.util import dt as dt_util
 
-from .helpers import async_add_download, is_done, torrents_in_qbittorrent, wait_for_torrent, wait_until
+from .helpers import (
+    async_add_download,
+    is_done,
+    poll,
+    refresh_until,
+    torrents_in_qbittorrent,
+    wait_for_torrent,
+    wait_until,
+)
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
@@ -47,12 +53,6 @@ BIG_BUCK_BUNNY = {
 
 
 pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
-
-
-async def poll(hass: HomeAssistant) -> None:
-    """Let the coordinator poll once, by moving time past its longest interval."""
-    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
-    await hass.async_block_till_done(wait_background_tasks=True)
 
 
 async def add_waiting_download(
@@ -108,8 +108,7 @@ async def test_download_completes_once_with_payload(
     completed = async_capture_events(hass, EVENT_DOWNLOAD_COMPLETED)
     fires = event_entity_fires(hass)
     torrent, save_path = await add_waiting_download(hass, qbittorrent, tmp_path, "Sintel.2010.mkv")
-    await poll(hass)
-    assert hass.states.get(ACTIVE_DOWNLOADS).state == "1"
+    await refresh_until(hass, entry, lambda: hass.states.get(ACTIVE_DOWNLOADS).state == "1", what="it active")
     assert completed == []
 
     await finish_download(hass, qbittorrent, torrent, save_path)
@@ -237,8 +236,9 @@ async def test_restart_between_add_and_completion_fires_once(
     assert await hass.config_entries.async_setup(config_entry.entry_id)
     await hass.async_block_till_done()
     torrent, save_path = await add_waiting_download(hass, qbittorrent, tmp_path, "Tears.of.Steel.2012.mkv")
-    await poll(hass)
-    assert hass.states.get(ACTIVE_DOWNLOADS).state == "1"
+    await refresh_until(
+        hass, config_entry, lambda: hass.states.get(ACTIVE_DOWNLOADS).state == "1", what="it active"
+    )
 
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     await hass.async_block_till_done()

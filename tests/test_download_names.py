@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
+from custom_components.agent_media.const import DOMAIN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 
 from .helpers import last_results, wait_until
@@ -17,27 +16,13 @@ from .test_household import SATELLITE, ask
 from .test_sensor import download_device
 
 if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
     from homeassistant.core import HomeAssistant
 
     from .rig.qbittorrent import QBittorrentInstance
 
 pytestmark = pytest.mark.usefixtures("core_setup")
-
-
-@pytest.fixture
-async def local_entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Agent Media",
-        data=entry_data,
-        options=entry_options | {CONF_LOCAL_SENTENCES: True},
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 async def downloads_device(hass: HomeAssistant, entry: MockConfigEntry, info_hash: str) -> dr.DeviceEntry:

@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 from http import HTTPStatus
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.agent_media.compat import async_get_entry_device
-from custom_components.agent_media.const import DOMAIN, IDLE_SCAN_INTERVAL
+from custom_components.agent_media.const import DOMAIN
 from homeassistant.const import STATE_UNAVAILABLE
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 from homeassistant.util import dt as dt_util
 
-from .helpers import async_add_download, wait_for_torrent
+from .helpers import async_add_download, poll, refresh_until, wait_for_torrent
 from .rig.tmdb_server import poster_bytes
 from .rig.torrents import make_local_torrent
 
@@ -43,12 +41,6 @@ BIG_BUCK_BUNNY = {
     "poster_path": POSTER,
 }
 SERVED = (HTTPStatus.OK, poster_bytes(POSTER), "image/png")  # what the image proxy answers with the poster
-
-
-async def poll(hass: HomeAssistant) -> None:
-    """Let the coordinator poll once, by moving time past its longest interval."""
-    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
-    await hass.async_block_till_done(wait_background_tasks=True)
 
 
 def poster_entity_id(hass: HomeAssistant, entry: MockConfigEntry, info_hash: str) -> str | None:
@@ -124,8 +116,9 @@ async def test_download_without_a_poster_has_no_poster_entity(
     media = {key: value for key, value in BIG_BUCK_BUNNY.items() if key != "poster_path"}
     info_hash = await add_big_buck_bunny(hass, entry, tmp_path, complete=False, media=media)
     await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
-    assert hass.states.get("sensor.big_buck_bunny_2008_progress") is not None
+    await refresh_until(
+        hass, entry, lambda: hass.states.get("sensor.big_buck_bunny_2008_progress"), what="its sensors"
+    )
     assert (
         er.async_get(hass).async_get_entity_id("image", DOMAIN, f"{entry.entry_id}_{info_hash}_poster")
         is None
@@ -186,7 +179,11 @@ async def test_latest_download_without_a_poster_is_unavailable(
     media = {key: value for key, value in BIG_BUCK_BUNNY.items() if key != "poster_path"}
     info_hash = await add_big_buck_bunny(hass, entry, tmp_path, complete=True, media=media)
     await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["progress"] == 1)
-    await poll(hass)
-    await poll(hass)
-    assert entry.runtime_data.memory.downloads.latest_completed()["title"] == "Big Buck Bunny (2008)"
+    await refresh_until(
+        hass,
+        entry,
+        lambda: entry.runtime_data.memory.downloads.latest_completed()["title"],
+        lambda title: title == "Big Buck Bunny (2008)",
+        what="the latest completed",
+    )
     assert hass.states.get(LATEST_DOWNLOAD).state == STATE_UNAVAILABLE

@@ -40,7 +40,9 @@ MEDIA_TOOLS = {
 
 
 # The entry's own llm.API, registered where the `llm` tool platform is missing (HA < 2026.8).
-OWN_API = pytest.mark.skipif(compat.llm_tool_platform(), reason="HA ≥ 2026.8: tools come with Assist")
+OWN_API = pytest.mark.llm_tool_platform(
+    False
+)  # HA ≥ 2026.8 registers no llm.API of ours: tools come with Assist
 
 
 def _llm_context(hass: HomeAssistant) -> llm.LLMContext:

@@ -30,9 +30,7 @@ if TYPE_CHECKING:
     from .rig.llm_server import ScriptedLLMServer
     from .rig.qbittorrent import QBittorrentInstance
 
-pytestmark = pytest.mark.skipif(
-    not compat.llm_tool_platform(), reason="HA < 2026.8: the tools come as Agent Media's own llm.API"
-)
+pytestmark = pytest.mark.llm_tool_platform(True)
 
 PREFIXED = {f"agent_media__{cls.name}" for cls in TOOL_CLASSES}
 

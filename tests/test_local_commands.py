@@ -11,7 +11,6 @@ from custom_components.agent_media.const import (
     CONF_LLM_API_KEY,
     CONF_LLM_BASE_URL,
     CONF_LLM_MODEL,
-    CONF_LOCAL_SENTENCES,
     DOMAIN,
 )
 from homeassistant.components import conversation
@@ -33,22 +32,6 @@ if TYPE_CHECKING:
     from .rig.qbittorrent import QBittorrentInstance
 
 pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
-
-
-@pytest.fixture
-def local_options(entry_options: dict[str, Any]) -> dict[str, Any]:
-    return {**entry_options, CONF_LOCAL_SENTENCES: True}
-
-
-@pytest.fixture
-async def local_entry(
-    hass: HomeAssistant, core_setup: None, entry_data: dict[str, Any], local_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=local_options)
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 async def test_search_then_pick_without_the_model(

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from custom_components.agent_media import compat
 from homeassistant.setup import async_setup_component
 
 from .helpers import torrents_in_qbittorrent
@@ -24,9 +23,7 @@ if TYPE_CHECKING:
 
     from .rig.qbittorrent import QBittorrentInstance
 
-pytestmark = pytest.mark.skipif(
-    not compat.llm_tool_platform(), reason="HA < 2026.8: the MCP server serves no Assist API with our tools"
-)
+pytestmark = pytest.mark.llm_tool_platform(True)
 
 ENDPOINT = "/api/mcp/assist"
 

@@ -13,12 +13,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
 from custom_components.agent_media.sentences import async_load_sentences
 from homeassistant.components import conversation
 from homeassistant.core import Context
@@ -27,10 +25,11 @@ from homeassistant.util import dt as dt_util
 from .test_conversation import agent_id, speech
 
 if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
     from homeassistant.core import HomeAssistant
 
     from .rig.llm_server import ScriptedLLMServer
-    from .rig.qbittorrent import QBittorrentInstance
     from .rig.tmdb_server import TMDBServer
 
 pytestmark = pytest.mark.usefixtures("core_setup")
@@ -95,26 +94,16 @@ def test_the_readme_is_read_as_the_test_expects() -> None:
 
 
 @pytest.fixture
-async def local_entry(
-    hass: HomeAssistant,
-    entry_data: dict[str, Any],
-    entry_options: dict[str, Any],
-    tmdb_server: TMDBServer,
-    qbittorrent: QBittorrentInstance,
-) -> MockConfigEntry:
-    """An entry with a model and the local sentences on, as the README sets it up."""
+def pioneer_one_aired(tmdb_server: TMDBServer) -> None:
+    """Pioneer One's first season aired long ago, so following it has episodes to fetch."""
     aired = dt_util.utcnow().date() - timedelta(days=400)
     tmdb_server.set_air_dates(PIONEER_ID, {1: [aired, aired + timedelta(days=7)]})
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Agent Media",
-        data=entry_data,
-        options={**entry_options, CONF_LOCAL_SENTENCES: True},
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
+
+
+@pytest.fixture
+def local_entry(pioneer_one_aired: None, local_entry: MockConfigEntry) -> MockConfigEntry:
+    """The README's entry (conftest's), set up once the air dates are known."""
+    return local_entry
 
 
 async def _say(hass: HomeAssistant, entry: MockConfigEntry, sentence: str, language: str) -> str:

@@ -2,23 +2,20 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
 import shutil
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.agent_media import coordinator as coordinator_module
 from custom_components.agent_media.compat import async_get_entry_device
-from custom_components.agent_media.const import DOMAIN, DOWNLOAD_ENTITY_GRACE, IDLE_SCAN_INTERVAL
+from custom_components.agent_media.const import DOMAIN, DOWNLOAD_ENTITY_GRACE
 from custom_components.agent_media.sensor import size_display
 from custom_components.agent_media.torrents import MAX_LABEL, DownloadState, DownloadView, download_label
 from homeassistant.const import STATE_UNKNOWN
 from homeassistant.helpers import device_registry as dr, entity_registry as er
-from homeassistant.util import dt as dt_util
 
-from .helpers import async_add_download, introduce, seed, wait_for_torrent, wait_until
+from .helpers import async_add_download, introduce, poll, refresh_until, seed, wait_for_torrent, wait_until
 from .rig.torrents import LocalTorrent, make_local_torrent
 
 if TYPE_CHECKING:
@@ -34,12 +31,6 @@ DOWNLOAD_KEYS = ("progress", "state", "eta", "size")
 
 
 pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependency needs core
-
-
-async def poll(hass: HomeAssistant, seconds: float = IDLE_SCAN_INTERVAL + 1) -> None:
-    """Move time forward (past the longest poll interval by default) and let what is due run."""
-    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=seconds))
-    await hass.async_block_till_done(wait_background_tasks=True)
 
 
 async def add_torrent(
@@ -133,7 +124,9 @@ async def test_finished_download_keeps_its_entities_for_a_grace_period(
         lambda: qbittorrent.api().torrents_recheck(torrent_hashes=waiting.info_hash)
     )
     await wait_for_torrent(hass, qbittorrent, waiting.info_hash, lambda t: t["state"] == "stalledUP")
-    await poll(hass)
+    await refresh_until(
+        hass, entry, lambda: hass.states.get(entity_ids["state"]).state == "completed", what="completed"
+    )
     assert hass.states.get(entity_ids["progress"]).state == "100.0"
     assert hass.states.get(entity_ids["state"]).state == "completed"
     assert float(hass.states.get(entity_ids["eta"]).state) == 0
@@ -156,8 +149,9 @@ async def test_removed_download_loses_its_entities_at_once(
     torrent = make_local_torrent(tmp_path / "payload", "Tears.of.Steel.2012.mkv")
     await add_torrent(hass, qbittorrent, torrent, tmp_path / "incoming")
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
-    entity_id = download_entity_id(hass, entry, torrent.info_hash, "progress")
+    entity_id = await refresh_until(
+        hass, entry, lambda: download_entity_id(hass, entry, torrent.info_hash, "progress"), what="its entity"
+    )
     assert hass.states.get(entity_id).state == "0.0"
 
     await hass.async_add_executor_job(
@@ -178,8 +172,10 @@ async def test_device_follows_the_download_name(
         lambda: qbittorrent.api().torrents_add(urls=f"magnet:?xt=urn:btih:{info_hash}&dn=Elephants+Dream")
     )
     await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] == "metaDL")
-    await poll(hass)
-    assert download_device(hass, entry, info_hash).name == "Elephants Dream"
+    device = await refresh_until(
+        hass, entry, lambda: download_device(hass, entry, info_hash), what="its device"
+    )
+    assert device.name == "Elephants Dream"
     assert hass.states.get(download_entity_id(hass, entry, info_hash, "state")).state == "metadata"
     assert download_entity_id(hass, entry, info_hash, "size") is None  # made once the size is known
 
@@ -300,17 +296,19 @@ async def test_finished_download_keeps_its_title_for_the_grace_period(
         hass, entry, torrent_file=torrent.torrent_bytes, save_path=str(incoming), media=BIG_BUCK_BUNNY
     )
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
-    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+    device = await refresh_until(
+        hass, entry, lambda: download_device(hass, entry, torrent.info_hash), what="its device"
+    )
+    assert device.name == "Big Buck Bunny (2008)"
 
     await hass.async_add_executor_job(shutil.copy, torrent.data_path, incoming / torrent.name)
     await hass.async_add_executor_job(
         lambda: qbittorrent.api().torrents_recheck(torrent_hashes=torrent.info_hash)
     )
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledUP")
-    await poll(hass)
-    await poll(hass)
-    assert entry.runtime_data.memory.downloads.records() == {}
+    await refresh_until(
+        hass, entry, lambda: entry.runtime_data.memory.downloads.records() == {}, what="the record forgotten"
+    )
     assert hass.states.get("sensor.big_buck_bunny_2008_state").state == "completed"
     assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
 
@@ -323,8 +321,9 @@ async def test_device_takes_the_title_once_known(
     torrent = make_local_torrent(tmp_path / "payload", "Pioneer.One.S01E02.720p.WEB.x264-PUBLICDOMAIN.mkv")
     await add_torrent(hass, qbittorrent, torrent, tmp_path / "incoming")
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
-    progress = download_entity_id(hass, entry, torrent.info_hash, "progress")
+    progress = await refresh_until(
+        hass, entry, lambda: download_entity_id(hass, entry, torrent.info_hash, "progress"), what="its entity"
+    )
     assert download_device(hass, entry, torrent.info_hash).name == "Pioneer.One.S01E02.720p.WEB.x264…"
     assert progress == "sensor.pioneer_one_s01e02_720p_web_x264_progress"
 
@@ -332,8 +331,13 @@ async def test_device_takes_the_title_once_known(
     entry.runtime_data.memory.downloads.add(
         torrent.info_hash, {"name": torrent.name, "source": "service", "media": pioneer_one}
     )
-    await poll(hass)
-    assert download_device(hass, entry, torrent.info_hash).name == "Pioneer One S01E02"
+    await refresh_until(
+        hass,
+        entry,
+        lambda: download_device(hass, entry, torrent.info_hash).name,
+        lambda name: name == "Pioneer One S01E02",
+        what="the device renamed",
+    )
     assert download_entity_id(hass, entry, torrent.info_hash, "progress") == progress
     assert hass.states.get(progress).attributes["friendly_name"] == "Pioneer One S01E02 Progress"
 
@@ -405,8 +409,9 @@ async def test_a_magnets_size_sensor_waits_for_its_metadata(
     torrent = await seed(hass, seeder, tmp_path, "Big.Buck.Bunny.Trailer.mkv", size=512 * 1024)
     await hass.async_add_executor_job(lambda: qbittorrent.api().torrents_add(urls=torrent.magnet))
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "metaDL")
-    await poll(hass)
-    assert download_entity_id(hass, entry, torrent.info_hash, "state") is not None
+    await refresh_until(
+        hass, entry, lambda: download_entity_id(hass, entry, torrent.info_hash, "state"), what="its entity"
+    )
     assert download_entity_id(hass, entry, torrent.info_hash, "size") is None
 
     await introduce(hass, qbittorrent, seeder, torrent.info_hash)

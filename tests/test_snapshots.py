@@ -6,26 +6,22 @@ left out, and so is what changes from run to run (ports, ids, times).
 
 from __future__ import annotations
 
-from datetime import timedelta
 import re
 from typing import TYPE_CHECKING, Any
 
 from freezegun import freeze_time
 import pytest
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
 from pytest_homeassistant_custom_component.components.diagnostics import get_diagnostics_for_config_entry
 from syrupy.filters import props
 
 from custom_components.agent_media.const import (
     EVENT_DOWNLOAD_COMPLETED,
-    IDLE_SCAN_INTERVAL,
     SIGNAL_DOWNLOAD_EVENT,
 )
 from homeassistant.helpers import entity_registry as er
 from homeassistant.helpers.dispatcher import async_dispatcher_send
-from homeassistant.util import dt as dt_util
 
-from .helpers import wait_for_torrent
+from .helpers import poll, wait_for_torrent
 from .rig.torrents import make_local_torrent
 
 if TYPE_CHECKING:
@@ -54,12 +50,6 @@ REGISTRY_FIELDS_THAT_DIFFER = (
 FROZEN_AT = "2026-01-02T03:04:05+00:00"
 RIG_PORT = re.compile(r"(?<=^http://redacted):\d+")
 ACCESS_TOKEN = re.compile(r"(?<=\?token=)[0-9a-f]+")  # an image entity's, drawn at random
-
-
-async def poll(hass: HomeAssistant) -> None:
-    """Let the coordinator poll once, by moving time past its longest interval."""
-    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=IDLE_SCAN_INTERVAL + 1))
-    await hass.async_block_till_done(wait_background_tasks=True)
 
 
 async def add_stalled_download(hass: HomeAssistant, qbittorrent: QBittorrentInstance, tmp_path: Path) -> None:

@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.agent.local import added_answer
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
 from custom_components.agent_media.sentences import (
     LocalSentences,
     SpokenList,
@@ -24,6 +22,8 @@ from .rig.knaben_server import _hit
 from .test_conversation import agent_id, speech
 
 if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
     from homeassistant.core import HomeAssistant
 
     from .rig.knaben_server import KnabenServer
@@ -44,22 +44,6 @@ QUESTION = {
     "de": "Welchen soll ich herunterladen?",
     "es": "¿Cuál descargo?",
 }
-
-
-@pytest.fixture
-async def local_entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Agent Media",
-        data=entry_data,
-        options=entry_options | {CONF_LOCAL_SENTENCES: True},
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 async def say(hass: HomeAssistant, entry: MockConfigEntry, text: str, language: str) -> str:
