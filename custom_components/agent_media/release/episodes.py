@@ -190,14 +190,19 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
         elif not episodes and (after := _SEASON_BARE_EPISODE_RE.match(scan.masked, match.end())):
             scan.take(after)  # "Title S02 03": the season's third episode
             episodes.append(int(after.group("episode")))
-    seasons.extend(_cjk_number(next(filter(None, match.groups()))) for match in scan.every(_CJK_SEASON_RE))
+    # Forms in other scripts are only looked for in names that have some: most names are ASCII.
+    wide = not scan.text.isascii()
+    if wide:
+        seasons.extend(
+            _cjk_number(next(filter(None, match.groups()))) for match in scan.every(_CJK_SEASON_RE)
+        )
     # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
     if not seasons and (series := scan.first(_SERIES_RE)):
         seasons.append(int(series.group("season")))
         if not episodes:
             episodes.extend(_episode_after_season(scan, series.end()))
     numbered = bool(episodes)
-    for match in scan.every(_EPISODES_SO_FAR_RE):
+    for match in scan.every(_EPISODES_SO_FAR_RE) if wide else ():
         episodes.extend(() if numbered else range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
@@ -208,7 +213,7 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
         )
     for match in scan.every(_OF_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
-    for match in scan.every(_CJK_EPISODE_RE):
+    for match in scan.every(_CJK_EPISODE_RE) if wide else ():
         episodes.extend(() if numbered else _cjk_episodes(match))
     return sorted(set(seasons)), list(dict.fromkeys(episodes))
 

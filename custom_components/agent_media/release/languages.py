@@ -76,6 +76,8 @@ _WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
 _SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
 _SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
 
+# A quick look for the words _SPOKEN_RE needs before its long alternation runs.
+_SPOKEN_HINT_RE: Final = re.compile(r"audio|language|dub", re.IGNORECASE)
 # Words that name a language only beside another language word: "Port.BR", "Latin + English".
 _NEIGHBOUR_ONLY: Final = {"br": "pt", "latin": "es", "port": "pt"}
 # What joins the words of a list of languages: "Eng-Spa", "ITA.ENG", "Latin + English", "Eng/Rus".
@@ -109,7 +111,7 @@ def take_spoken(scan: Scan) -> list[str]:
     """Take and return the audio languages said in words ("Audio Latino", "Greek Language")."""
     return [
         LANGUAGE_WORDS[(match.group("after") or match.group("before")).lower()]
-        for match in scan.every(_SPOKEN_RE)
+        for match in (scan.every(_SPOKEN_RE) if _SPOKEN_HINT_RE.search(scan.masked) else ())
     ]
 
 
@@ -167,9 +169,10 @@ def audio_languages(scan: Scan, title_end: int, title: str, spoken: list[str]) -
                 )
     dubbed = ((m.group("after") or m.group("before")).lower() for m in _DUBBED_RE.finditer(text, title_end))
     found.extend(LANGUAGE_WORDS[word] for word in dubbed if word in LANGUAGE_WORDS)
-    if _CHINESE_AUDIO_RE.search(text):
+    wide = not text.isascii()
+    if wide and _CHINESE_AUDIO_RE.search(text):
         found.append("zh")
-    if not found and _CYRILLIC_RE.search(text):
+    if not found and wide and _CYRILLIC_RE.search(text):
         found.append("uk" if _UKRAINIAN_RE.search(text) else "ru")
     if not found and _SPANISH_CAP_RE.search(text):
         found.append("es")
