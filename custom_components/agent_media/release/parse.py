@@ -127,6 +127,13 @@ _SOURCE_PATTERNS: Final = (
     ),
     ("dvd", token(r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd")),
 )
+# What every match of a source's pattern contains (in lower case): a pattern runs only where its hint is.
+_SOURCE_HINTS: Final = {
+    "remux": ("remux",), "cam": ("cam", "print"), "telesync": ("ts", "telesync", "dvd"),
+    "telecine": ("tc", "telecine"), "screener": ("scr",), "webrip": ("web", "rip", "microhd"),
+    "bluray": ("blu", "bd", "br", "hddvd"), "web-dl": ("web", "dlmux", "amzn", "itunes", "hd"),
+    "hdtv": ("tv", "dsr", "rip", "dvb", "raw", "ws"), "dvd": ("dvd", "ntsc"),
+}  # fmt: skip
 _BARE_TS_RE: Final = token(r"ts|tc")
 _TELESYNC_BARE: Final = {"ts": "telesync", "tc": "telecine"}
 # Source words that are also title words ("Charlotte's Web"): they end a title only when nothing else does.
@@ -366,7 +373,10 @@ def _date(scan: Scan) -> int | None:
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
     """Return the sources named, best first, each with where it starts and whether it is a title word."""
     candidates: list[tuple[str, int, bool]] = []
+    lowered = scan.masked.lower()
     for value, pattern in _SOURCE_PATTERNS:
+        if not any(hint in lowered for hint in _SOURCE_HINTS[value]):
+            continue  # most names name one source: the others' patterns need not run
         for match in pattern.finditer(scan.masked):
             weak = re.sub(r"[ .-]", "", match.group(0)).lower() in _WEAK_SOURCE_WORDS
             scan.take(match, WEAK if weak else STRONG)
