@@ -167,6 +167,77 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.S01E01.Le.Testament.De.Nobel.FRENCH.DVDRip", {"languages": ("fr",)}),
     ("Pioneer.One.1x19.ita.720p", {"languages": ("it",)}),
     ("Sintel (2010) [x264 {Fr-Eng}]", {"languages": ("fr", "en")}),
+    # Lists of languages: title-case codes count beside another code; a list before or after "Sub" is
+    # subtitles, "Multi Subs" only the subtitles; a code glued to "SUBBED" is a subtitle, the one before not.
+    ("Sintel (2010) [DVDRip][Ac3][Eng-Spa]", {"languages": ("en", "es")}),
+    ("Pioneer.One.S01E01.Ger.Eng.Sub.AAC.1080p.WEB", {"languages": ()}),
+    ("Sintel [XviD - Ita Mp3 - Sub Eng Esp Tur]", {"languages": ("it",)}),
+    ("Pioneer One S01 Eng Fre Multi Subs 720p", {"languages": ("en", "fr")}),
+    ("Sintel.2010.JAPANESE.ENSUBBED.1080p.WEBRip", {"languages": ("ja",)}),
+    ("Sintel.2010.DivX(Ingles-Port.BR)-AC3", {"languages": ("en", "pt")}),
+    ("Sintel 2010 1080p [Group] Latin + English + Hindi", {"languages": ("es", "en", "hi")}),
+    # Audio said in words ends the title; a site's domain and DTS-ES name no language.
+    ("Sintel Audio Latino DVDRip", {"title": "Sintel", "languages": ("es",)}),
+    ("Night of the Living Dead 1968 Greek Language", {"title": "Night of the Living Dead",
+                                                       "languages": ("el",)}),
+    ("Sintel.2010.Original.Hindi.Dubbed.1080p", {"title": "Sintel", "languages": ("hi",)}),
+    ("Sintel.2010.1080p.BluRay.x264-[YTS.LT]", {"languages": ()}),
+    ("Sintel.2010.1080p.BluRay.DTS-ES.6.1", {"languages": ()}),
+    # A Cyrillic name naming no language is Russian (Ukrainian with Ukrainian letters); "[Cap.103]" Spanish.
+    ("Синтел / Sintel (2010) WEB-DL 1080p", {"title": "Sintel", "languages": ("ru",)}),
+    ("Піонер / Pioneer One (S1E1-8) WEB-DL 1080p", {"languages": ("uk",)}),
+    ("Pebble Garden - Temporada 1 [HDTV][Cap.103]", {"languages": ("es",)}),
+    # Seasons and episodes: a cross glued to the title or written in Cyrillic, "All Seasons (1-8)", British
+    # "Series 2" (and its "Part 11"), "1xAll", "2期"; a number before a numbered season word is the title's.
+    ("Pebble.Garden1x01.HDTV.XviD", {"title": "Pebble Garden", "seasons": (1,), "episodes": (1,)}),
+    ("Пебл / Pebble Garden [06х01-03] HDTVRip", {"seasons": (6,), "episodes": (1, 2, 3)}),  # noqa: RUF001
+    ("Pebble Garden All Seasons (1-4) 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3, 4)}),
+    ("Pebble Garden 01 - 12 Season 1 Complete [720p]", {"seasons": (1,)}),
+    ("Pebble Garden - Series 1 (1970) DivX", {"title": "Pebble Garden", "seasons": (1,), "year": 1970}),
+    ("Pebble.Garden.Series.2.Part.11.HDTV", {"title": "Pebble Garden", "seasons": (2,), "episodes": (11,)}),
+    ("Mobile Series 00 S1 [1080p]", {"title": "Mobile Series 00", "seasons": (1,)}),
+    ("Pebble.Garden.1xAll", {"title": "Pebble Garden", "seasons": (1,)}),
+    ("Pioneer 60 Сезон 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),
+    ("Pebble Garden 2期.mkv", {"title": "Pebble Garden", "seasons": (2,)}),
+    # An anime episode after its season, past a year, and before the episode's own title; long runs.
+    ("[CCSubs] Pebble Garden S2 (2019) - 11 (720p)", {"seasons": (2,), "episodes": (11,), "year": 2019}),
+    ("[CCSubs] Pebble Garden 2nd Season - 12 END [1080p]", {"seasons": (2,), "episodes": (12,)}),
+    ("[CCSubs] Pebble Garden 34 - The Episode [ABCDEF12]", {"title": "Pebble Garden", "episodes": (34,)}),
+    ("Pebble Garden [TVRip] [Episodes 001-1100]", {"episodes": tuple(range(1, 1101))}),
+    ("[CCSubs] Pebble Garden (001-220) [BD]", {"title": "Pebble Garden", "episodes": tuple(range(1, 221))}),
+    ("[CCSubs] Pebble Garden 01~12 [1080p]", {"title": "Pebble Garden", "episodes": tuple(range(1, 13))}),
+    ("Pebble Garden (1.05) 720p", {"seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden Series 7 S01E02 720p", {"seasons": (1,), "episodes": (2,)}),
+    ("[CCSubs] Pebble Garden [05][1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    ("[CCSubs] Pebble Garden [12 END][1080p]", {"title": "Pebble Garden", "episodes": (12,)}),
+    ("[CCSubs] Pebble Garden #05 [1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    ("Sintel.2010.720p.AC3-GRP[42]", {"episodes": ()}),
+    # A dotted next episode ("S03E21.22"), not a dotted title number; "Серии: 5 из 20": the first five.
+    ("Pebble.Garden.S03E21.22.VOSTFR.HDTV", {"episodes": (21, 22)}),
+    ("Pebble.Garden.S03E05.12.Title.HDTV", {"episodes": (5,)}),
+    # Lists and ranges: "01 ao 10", "Ep 1 & 2", "Episodes 1, 2 & 3", "S01 (01-12)", "第1-12話", "全12話".
+    ("Pebble Garden Temporada 1 Episódios 01 ao 03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden Ep 1 & 2", {"episodes": (1, 2)}),
+    ("Pebble Garden S 01 E 05 720p", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden Episodes 1, 2 & 3", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden S01 (01-03) 1080p", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden Season 1 (1080p)", {"seasons": (1,), "episodes": ()}),
+    ("Pebble Garden 第1-3話", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("Pebble Garden 全3話", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("Пебл / Pebble Garden / Сезон: 5 / Серии: 5 из 20", {"seasons": (5,), "episodes": (1, 2, 3, 4, 5)}),
+    # A show's run dates it from its first year; a collection of films has no year.
+    ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
+    ("Sintel Collection 2001-2011 720p", {"year": None}),
+    ("(2010) Sintel - The Movie (DvdRip Ita Eng AC3 5.1)", {"title": "Sintel - The Movie", "year": 2010}),
+    ("Sintel (2010) (2012 Remaster) 1080p", {"title": "Sintel", "year": 2010}),
+    # Clean audio (a camera's picture with the sound taken apart), leaks and deleted scenes are trash.
+    ("Sintel 2010 HQ Clean Audio x264", {"trash": True}),
+    ("Sintel.2010.Deleted.Scenes.720p", {"trash": True}),
+    # Sources: a bare "BD" between separators, Sonarr's "xvidvd", raw HD captures, a Blu-ray's .m2ts stream.
+    ("[CCSubs] Pebble Garden - 02 (848x480 XviD BD MP3) [ABCDEF12]", {"source": "bluray"}),
+    ("Pebble.Garden.1x13.xvidvd-GRP", {"source": "dvd"}),
+    ("Pebble.Garden.S01E01.RawHD.x264", {"source": "hdtv"}),
+    ("Pebble Garden.S03E01.The Episode.m2ts", {"source": "bluray", "seasons": (3,), "episodes": (1,)}),
 ]  # fmt: skip
 
 

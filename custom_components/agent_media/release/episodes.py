@@ -12,18 +12,21 @@ from typing import Final
 
 from .scan import MASK, Scan, token
 
-# Continuations of a first episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45".
+# Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22".
 _MORE_EPISODES: Final = (
-    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×]|-[x×]?|\+|[x×])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"\d{1,3}(?![\dpi]|[a-z]{2}))*)"
+    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
-    r"(?<![a-z0-9])[st](?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
+    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02".
+    r"(?<![a-z0-9])[st] ?(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,4}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
 _CROSS_RE: Final = re.compile(
-    r"(?<![a-z0-9])(?P<season>\d{1,2}|(?:19|20)\d{2})(?:[x×]| [x×] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
+    # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter.
+    r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
+    r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
     rf"{_MORE_EPISODES}(?![a-z0-9])",
     re.IGNORECASE,
 )
@@ -34,7 +37,8 @@ _SEASON_DASH_EPISODE_RE: Final = re.compile(
 # "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
 # dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
 _DOTTED_EPISODE_RE: Final = re.compile(
-    r"(?:(?<=\[)|(?<= - )|(?<=episode )|(?<=episode\.))(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=\]| - )",
+    r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
+    r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
     re.IGNORECASE,
 )
 _SEASON_WORDS: Final = (
@@ -49,7 +53,7 @@ _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "s
 _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORDS), key=len, reverse=True))})"
 # "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII".
 _SEASON_WORD_RE: Final = token(
-    rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
+    rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
     r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
@@ -60,14 +64,16 @@ _SEASON_WORD_RE: Final = token(
 # bare number before an English "Season" is part of the title ("24 Season 1-8").
 _ORDINAL_SEASON_RE: Final = token(
     rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel))",  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel)"  # noqa: RUF001 - letters of other scripts, on purpose
+    # "Studio 60 Сезон 5": a season word with its own number after it.
+    r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode)))",
     right="",
 )
 # "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
 _ORDINAL_SEASON_RANGE_RE: Final = token(
     r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th)?[ ._]?(?:-|a|al|to|à)[ ._]?"
     rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
-    right=r"(?![a-z0-9])",
+    right=r"(?![a-z0-9])(?![ ._:]*\d)",
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
 _NUMBER_EPISODE_WORD_RE: Final = token(
@@ -82,6 +88,10 @@ _SEASON_RANGE_RE: Final = re.compile(
     r"(?![ ._-]?e\d)",
     re.IGNORECASE,
 )
+# British "Series 2": a season.
+_SERIES_RE: Final = token(r"series[ ._](?P<season>[1-9]\d?)(?!\d)", right=r"(?![a-z0-9])")
+# "1xAll": the whole of season 1.
+_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)")
 _SEASON_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
 )
@@ -93,10 +103,14 @@ _EPISODE_WORDS: Final = (
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12".
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
-    r"|[+&]e?(?P<plus>\d{1,3}))?"
+    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
+    r"|(?P<plus>(?:[ ]?[+&,][ ]?e?\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
+)
+# "Серии: 5 из 20": the first five episodes of twenty.
+_EPISODES_SO_FAR_RE: Final = re.compile(
+    r"серии:?[ ]?(?P<count>\d{1,4})[ ]?(?:из|of|iz)[ ]?\d{1,4}", re.IGNORECASE
 )
 # Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]": episodes 2-4.
 _CAP_CODE_RE: Final = re.compile(
@@ -105,8 +119,13 @@ _CAP_CODE_RE: Final = re.compile(
 # "14 of 21", "1of4": an episode of a known number.
 _OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
 # East Asian numbering: "第3話", "第23集", "第二季".
-_CJK_EPISODE_RE: Final = re.compile(r"第([0-9一二三四五六七八九十百]+)[話话集回]")
-_CJK_SEASON_RE: Final = re.compile(r"第([0-9一二三四五六七八九十]+)季|シーズン([0-9]+)")
+_CJK_EPISODE_RE: Final = re.compile(
+    r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
+    r"|全([0-9]{1,4})[話话集]"
+)
+_CJK_SEASON_RE: Final = re.compile(
+    r"第([0-9一二三四五六七八九十]+)[季期]|シーズン([0-9]+)|(?<![0-9])([0-9]{1,2})期"
+)
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
 _DASH_NUMBER_RE: Final = re.compile(
@@ -114,8 +133,13 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
 )
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:-(?P<last>\d{1,4}))?(?=[ ._]*(?:$|[\[(\x00]))"
+    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?=[ ._]*(?:$|[\[(\x00])| - )"
 )
+_BRACKETED_NUMBER_RE: Final = re.compile(
+    r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
+)
+_BRACKETED_RANGE_RE: Final = re.compile(r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})[\])]")
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
@@ -144,47 +168,84 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
     # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
     for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
         seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
-    seasons.extend(int(match.group("first")) for match in scan.every(_ORDINAL_SEASON_RE))
+    for match in scan.every(_ORDINAL_SEASON_RE):
+        seasons.append(int(match.group("first")))
+        if not episodes:
+            episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
         seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
     for match in scan.every(_SEASON_WORD_RE):
         seasons.append(_season_number(match.group("first")))
-        if not episodes and (after := _AFTER_SEASON_EPISODE_RE.match(scan.masked, match.end())):
-            scan.take(after)  # "Season 2 - 08": the season's eighth episode
-            episodes.extend(_episode_range(int(after.group("episode")), after.group("last")))
+        if not episodes:
+            episodes.extend(_episode_after_season(scan, match.end()))  # "Season 2 - 08"
         for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
             number, separator = int(item.group(2)), (item.group(1) or "").lower()
             is_range = separator in {"-", "to", "a"}
             seasons.extend(_season_range(seasons[-1], number) if is_range else [number])
+    seasons.extend(int(match.group("season")) for match in scan.every(_SEASON_ALL_RE))
     for match in scan.every(_SEASON_RE):
         seasons.append(int(match.group(1)))
-        if not episodes and (after := _SEASON_BARE_EPISODE_RE.match(scan.masked, match.end())):
+        if not episodes and (after_season := _episode_after_season(scan, match.end())):
+            episodes.extend(after_season)  # "Title S2 (2019) - 11"
+        elif not episodes and (after := _SEASON_BARE_EPISODE_RE.match(scan.masked, match.end())):
             scan.take(after)  # "Title S02 03": the season's third episode
             episodes.append(int(after.group("episode")))
-    seasons.extend(_cjk_number(match.group(1) or match.group(2)) for match in scan.every(_CJK_SEASON_RE))
+    # Forms in other scripts are only looked for in names that have some: most names are ASCII.
+    wide = not scan.text.isascii()
+    if wide:
+        seasons.extend(
+            _cjk_number(next(filter(None, match.groups()))) for match in scan.every(_CJK_SEASON_RE)
+        )
+    # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
+    if not seasons and (series := scan.first(_SERIES_RE)):
+        seasons.append(int(series.group("season")))
+        if not episodes:
+            episodes.extend(_episode_after_season(scan, series.end()))
     numbered = bool(episodes)
+    for match in scan.every(_EPISODES_SO_FAR_RE) if wide else ():
+        episodes.extend(() if numbered else range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
     for match in scan.every(_EPISODE_WORD_RE):
-        plus = [int(match.group("plus"))] if match.group("plus") else []
+        plus = [int(number) for number in re.findall(r"\d+", match.group("plus") or "")]
         episodes.extend(
             () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
         )
     for match in scan.every(_OF_RE):
         episodes.extend(() if numbered else [int(match.group("episode"))])
-    for match in scan.every(_CJK_EPISODE_RE):
-        episodes.extend(() if numbered else [_cjk_number(match.group(1))])
+    for match in scan.every(_CJK_EPISODE_RE) if wide else ():
+        episodes.extend(() if numbered else _cjk_episodes(match))
     return sorted(set(seasons)), list(dict.fromkeys(episodes))
 
 
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
-    r"[ ._]-[ ._](?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])", re.IGNORECASE
+    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._]\(?(?=\d{1,4} ?[-~] ?\d))"
+    r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])\)?",
+    re.IGNORECASE,
 )
+
+
+def _episode_after_season(scan: Scan, end: int) -> list[int]:
+    """Take and return the episodes numbered right after a season: "S2 - 11", "S2 (2019) - 11", "Part 3"."""
+    after = _AFTER_SEASON_EPISODE_RE.match(scan.masked, end)
+    if after is None:
+        return []
+    if after.group("year"):  # the year is left to the year finder
+        past_year = _AFTER_SEASON_EPISODE_RE.match(scan.masked, after.end("year"))
+        if past_year is None:
+            return []
+        after = past_year
+    scan.take(after)
+    return _episode_range(int(after.group("episode")), after.group("last"))
+
+
 _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(r"(-|to|a|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE)
-_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×]|[^\d]+)(\d{1,3})")  # noqa: RUF001 - letters of other scripts, on purpose
+# The most episodes one range names: long anime runs go past a thousand ("001-1100").
+_LONGEST_RANGE: Final = 2000
+_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×х]|[^\d]+)(\d{1,3})")  # noqa: RUF001 - letters of other scripts, on purpose
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
 _RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
 
@@ -192,15 +253,18 @@ _RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.
 def _episode_list(first: int, more: str) -> list[int]:
     """Expand "E01" and "-E04" / "E02E03" / "+02" / "-03-04" / "x45x46" / " to E12" into the episodes named.
 
-    A number after a dash that is not larger than the last is no range but a title word ("E13-3 Acts").
+    A number after a dash that is not larger than the last is no range but a title word ("E13-3 Acts"); one
+    after a dot only continues the episodes when it is the next one ("S03E21.22.VOSTFR", not "E05.12.Title").
     """
     episodes = [first]
     for item in _EPISODE_ITEM_RE.finditer(more):
         number = int(item.group(2))
+        if item.group(1) == "." and number != episodes[-1] + 1:
+            break
         if _RANGE_SEPARATOR_RE.search(item.group(1)):
             if number <= episodes[-1]:
                 break
-            episodes.extend(range(episodes[-1] + 1, min(number, episodes[-1] + 200) + 1))
+            episodes.extend(range(episodes[-1] + 1, min(number, episodes[-1] + _LONGEST_RANGE) + 1))
         else:
             episodes.append(number)
     return episodes
@@ -209,7 +273,7 @@ def _episode_list(first: int, more: str) -> list[int]:
 def _episode_range(first: int, last: str | None) -> list[int]:
     if last is None or int(last) <= first:
         return [first]
-    return list(range(first, min(int(last), first + 200) + 1))
+    return list(range(first, min(int(last), first + _LONGEST_RANGE) + 1))
 
 
 def _season_range(first: int, last: int) -> list[int]:
@@ -221,6 +285,14 @@ def _season_number(word: str) -> int:
     return int(word) if word.isdigit() else _ROMAN.get(word) or _NUMBER_WORDS[word]
 
 
+def _cjk_episodes(match: re.Match[str]) -> list[int]:
+    """Return the episodes of "第3話", "第1-12話", "01-12話" or "全12話" (all twelve)."""
+    if match.group(5):
+        return _episode_range(1, match.group(5))
+    first = match.group(1) or match.group(3)
+    return _episode_range(_cjk_number(first), match.group(2) or match.group(4))
+
+
 def _cjk_number(text: str) -> int:
     if text.isdigit():
         return int(text)
@@ -230,7 +302,7 @@ def _cjk_number(text: str) -> int:
     return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
-def bare_episode(
+def bare_episode(  # noqa: PLR0911 - one return per form
     scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None
 ) -> tuple[list[int], list[int], int, int]:
     """Read episodes numbered by a bare number when nothing else numbers them: (seasons, episodes, span).
@@ -256,6 +328,23 @@ def bare_episode(
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
+    if match and match.start() > start and not is_year(match.group("episode") or match.group("hash")):
+        scan.take(match)  # "[Group] Title [05][1080p]", "Title #05": an episode
+        return [], [int(match.group("episode") or match.group("hash"))], start, min(match.start(), end)
+    match = _BRACKETED_RANGE_RE.search(scan.masked, start)
+    if (
+        match
+        and not is_year(match.group("episode"))
+        and int(match.group("last")) > int(match.group("episode"))
+    ):
+        scan.take(match)  # "[Group] Title (001-220)", "Title [01-12]": a batch
+        return (
+            [],
+            _episode_range(int(match.group("episode")), match.group("last")),
+            start,
+            min(match.start(), end),
+        )
     match = next(
         (
             m

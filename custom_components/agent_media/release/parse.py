@@ -21,6 +21,7 @@ from typing import Final
 
 from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
 from .episodes import bare_episode, is_year, seasons_and_episodes
+from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
 from .scan import STRONG, WEAK, WORD_END, Scan, token
 
 # Names come from search results: a longer one is junk, and clipping bounds the regular expressions' work.
@@ -104,7 +105,7 @@ _SOURCE_PATTERNS: Final = (
     (
         "bluray",
         token(
-            r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[(])bd(?=[\]) .,_-])|"
+            r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hddvd|bd[ .-]?light|bd(?=\x00)"
         ),
     ),
@@ -120,17 +121,27 @@ _SOURCE_PATTERNS: Final = (
         "hdtv",
         token(
             r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
-            r"ppv[ .-]?rip|"
+            r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv"
         ),
     ),
-    ("dvd", token(r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)")),
+    ("dvd", token(r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd")),
 )
+# What every match of a source's pattern contains (in lower case): a pattern runs only where its hint is.
+_SOURCE_HINTS: Final = {
+    "remux": ("remux",), "cam": ("cam", "print"), "telesync": ("ts", "telesync", "dvd"),
+    "telecine": ("tc", "telecine"), "screener": ("scr",), "webrip": ("web", "rip", "microhd"),
+    "bluray": ("blu", "bd", "br", "hddvd"), "web-dl": ("web", "dlmux", "amzn", "itunes", "hd"),
+    "hdtv": ("tv", "dsr", "rip", "dvb", "raw", "ws"), "dvd": ("dvd", "ntsc"),
+}  # fmt: skip
 _BARE_TS_RE: Final = token(r"ts|tc")
 _TELESYNC_BARE: Final = {"ts": "telesync", "tc": "telecine"}
 # Source words that are also title words ("Charlotte's Web"): they end a title only when nothing else does.
 _WEAK_SOURCE_WORDS: Final = frozenset({"web", "cam", "dvd", "pal", "ntsc", "dvb", "scr", "ts", "tc"})
-_OTHER_TRASH_RE: Final = token(r"workprint|r5|r6|line(?=[ .]audio)")
+# Workprints, R5, line or "clean" audio (a camera's picture with the sound taken apart), leaks, extras.
+_OTHER_TRASH_RE: Final = token(
+    r"workprint|r5|r6|line(?=[ .]audio)|(?:hq[ .-]?)?clean[ .-]?aud(?:io)?|leaked|deleted[ .-]scenes?"
+)
 _CODEC_PATTERNS: Final = (
     ("hevc", token(r"[xh][ .-]?265|hevc(?:10)?", right=r"(?![a-z0-9])")),
     ("av1", token(r"av1")),
@@ -149,7 +160,8 @@ _AUDIO_PATTERNS: Final = (
     ("DTS-HD MA", token(r"dts-?hd[ ._-]?ma", right=_NO_LETTER)),
     ("DTS-HD", token(r"dts[ .-]?hd(?![ ._-]?ma)", right=_NO_LETTER)),
     ("DTS-X", token(r"dts[ ._:-]?x", right=WORD_END)),
-    ("DTS", token(r"dts(?![ ._:-]?(?:hd|x(?![a-z0-9])))", right=_NO_LETTER)),
+    # "DTS-ES" (Extended Surround) is no Spanish.
+    ("DTS", token(r"dts(?:-es)?(?![ ._:-]?(?:hd|x(?![a-z0-9])))", right=_NO_LETTER)),
     ("DD+", token(r"ddp|dd\+|e-?ac-?3|eac3", right=_NO_LETTER)),
     ("DD", re.compile(r"(?<![a-z0-9-])(?:dd(?![p+])|ac-?3d?)(?![a-z])", re.IGNORECASE)),
     ("AAC", token(r"aac", right=_NO_LETTER)),
@@ -165,7 +177,7 @@ _CHANNELS_RE: Final = re.compile(
 )
 # Release tags that end a title but carry nothing the ranking reads; title words only in capitals.
 _TAGS_RE: Final = token(
-    r"proper|repack|rerip|internal|unrated|remastered|dublado|legendado|hardsub|softsub|fastsub|vostfr|vost|"
+    r"proper|repack|rerip|internal|unrated|remastered|legendado|hardsub|softsub|fastsub|vostfr|vost|"
     r"subfrench|10[ .-]?bits?|8[ .-]?bits?|hi10p?|nfofix|readnfo|dirfix|ac3d|\d+ ?mbps|\d+(?:\.\d+)? ?gb|"
     # Subtitles named by language ("SWESUB", "ESubs"), pay-per-view, video codecs the vocabulary leaves out.
     r"(?:swe|dan|fin|nor|kor|pl|eng|ita|fre|ger|spa|rus|dk|nl|ro|hun|cz|e)subs?|ppv|vp9|mpeg-?2|vc-?1"
@@ -176,72 +188,6 @@ _CAPITAL_TAGS_RE: Final = token(
     flags=0,
 )
 
-# --- Languages --------------------------------------------------------------------------------------------
-
-_LANGUAGE_WORDS: Final = {
-    "english": "en", "eng": "en", "en": "en", "ingles": "en", "inglés": "en",
-    "french": "fr", "truefrench": "fr", "vff": "fr", "vfq": "fr", "vf2": "fr", "vfi": "fr", "vf": "fr",
-    "fre": "fr", "fra": "fr", "francais": "fr", "français": "fr", "fr": "fr",
-    "german": "de", "ger": "de", "deu": "de", "deutsch": "de", "de": "de",
-    "italian": "it", "ita": "it", "italiano": "it", "it": "it",
-    "spanish": "es", "spa": "es", "esp": "es", "castellano": "es", "latino": "es", "español": "es",
-    "espanol": "es", "es": "es",
-    "portuguese": "pt", "por": "pt", "portugues": "pt", "português": "pt", "pt": "pt",
-    "russian": "ru", "rus": "ru", "ru": "ru",
-    "japanese": "ja", "jpn": "ja", "jap": "ja", "jp": "ja",
-    "korean": "ko", "kor": "ko",
-    "chinese": "zh", "mandarin": "zh", "cantonese": "zh", "chs": "zh", "cht": "zh", "chi": "zh",
-    "hindi": "hi", "hin": "hi",
-    "dutch": "nl", "dut": "nl", "flemish": "nl", "nl": "nl",
-    "polish": "pl", "pol": "pl", "pl": "pl",
-    "swedish": "sv", "swe": "sv",
-    "danish": "da", "dan": "da",
-    "norwegian": "no", "nor": "no",
-    "finnish": "fi", "fin": "fi",
-    "turkish": "tr", "tur": "tr",
-    "arabic": "ar", "ara": "ar",
-    "ukrainian": "uk", "ukr": "uk",
-    "czech": "cs", "cze": "cs", "cz": "cs",
-    "hungarian": "hu", "hun": "hu",
-    "greek": "el", "gre": "el",
-    "hebrew": "he", "heb": "he",
-    "thai": "th",
-    "vietnamese": "vi", "vie": "vi",
-    "tamil": "ta", "tam": "ta",
-    "telugu": "te", "tel": "te",
-    "malayalam": "ml", "mal": "ml",
-    "kannada": "kn", "bengali": "bn", "marathi": "mr", "punjabi": "pa",
-    "romanian": "ro", "rum": "ro", "rom": "ro",
-    "catalan": "ca", "catala": "ca", "català": "ca", "cat": "ca",
-    "croatian": "hr", "serbian": "sr", "slovak": "sk", "slovenian": "sl", "bulgarian": "bg",
-    "lithuanian": "lt", "latvian": "lv", "estonian": "et", "persian": "fa", "farsi": "fa",
-    "indonesian": "id", "malay": "ms", "icelandic": "is",
-    "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "hu": "hu", "ro": "ro", "ja": "ja", "dk": "da",
-    "multi": "multi", "dual": "dual", "dual-audio": "dual",
-}  # fmt: skip
-# Words that name several audio languages at once.
-_LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
-# Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed".
-_DUBBED_RE: Final = re.compile(
-    r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])",
-    re.IGNORECASE,
-)
-# Two-letter codes that are also words of titles in title case ("De", "It"); other codes count so ("Fr-Eng").
-_TITLE_CASE_WORDS: Final = frozenset({"de", "it", "en", "es", "no", "ro", "hu", "ja"})
-# Chinese audio named in Chinese: Mandarin (国语, 普通话) or Cantonese (粤语).
-_CHINESE_AUDIO_RE: Final = re.compile(r"国语|國語|粤语|粵語|普通话|普通話|国粤")
-# Two-letter codes and short words that are also English words or title words only count in capitals.
-_CAPITALS_ONLY: Final = frozenset(
-    {"en", "fr", "de", "it", "es", "pt", "ru", "nl", "pl", "jp", "cz", "vf", "cat", "tam", "tel", "mal",
-     "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "hu", "ro",
-     "ja", "dk", "arab"}
-)  # fmt: skip
-# Words are looked up in _LANGUAGE_WORDS: one pass over the name instead of a long alternation.
-_WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
-# "sub.FR", "FRENCH.Subs", "VOSTFR": subtitles, not the audio.
-_SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
-_SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
-
 # --- Groups and titles ------------------------------------------------------------------------------------
 
 _GROUP_RE: Final = re.compile(r"-[ ]?([a-z0-9][a-z0-9_@]*)[ ]*(?:\[[^\]]*\][ ]*)*$", re.IGNORECASE)
@@ -250,7 +196,7 @@ _NOT_GROUPS: Final = frozenset(
     {"dl", "rip", "web", "hd", "sd", "uhd", "hdr", "dv", "x264", "x265", "h264", "h265", "hevc", "avc",
      "aac", "ac3", "dts", "ma", "remux", "bluray", "webrip", "webdl", "proper", "repack", "internal",
      "limited", "complete", "subs", "sub"}
-) | frozenset(_LANGUAGE_WORDS)  # fmt: skip
+) | frozenset(LANGUAGE_WORDS)  # fmt: skip
 # "-12v2" and "-1080p" after a dash are numbering, not groups.
 _NUMBERING_RE: Final = re.compile(r"\d+(?:v\d|p|i)?", re.IGNORECASE)
 _SEPARATORS_RE: Final = re.compile(r"[._]+")
@@ -281,6 +227,7 @@ class ParsedRelease:
 
 # "HDTVx264", "WEB-DLx264": a source glued to its codec.
 _GLUED_CODEC_RE: Final = re.compile(r"(?<=tv|dl)(?=[xh]\.?26[45])", re.IGNORECASE)
+_M2TS_RE: Final = re.compile(r"\.m2ts$", re.IGNORECASE)
 _CRC_RE: Final = re.compile(r"[\[(][0-9a-f]{8}[\])]", re.IGNORECASE)
 
 
@@ -288,6 +235,8 @@ def parse_release(name: str) -> ParsedRelease:
     """Parse a torrent release name."""
     text = " ".join(name[:MAX_NAME_LENGTH].split())
     fake = dangerous_name_extension(text) is not None
+    # A Blu-ray's stream file says its source when the name does not: "Title.S03E01.Episode.m2ts".
+    disc_stream = _M2TS_RE.search(text) is not None
     text = _GLUED_CODEC_RE.sub(".", _strip_extensions(text))
     text, leading_group = _strip_prefixes(text)
     scan = Scan(text)
@@ -302,16 +251,17 @@ def parse_release(name: str) -> ParsedRelease:
         value for value, pattern in _HDR_PATTERNS if scan.every(pattern, WEAK if value == "DV" else STRONG)
     )
     audio = _audio(scan)
+    spoken = take_spoken(scan)
     scan.every(_TAGS_RE)
     scan.every(_CAPITAL_TAGS_RE, WEAK)
     other_trash = scan.first(_OTHER_TRASH_RE) is not None
     # A season named by its year ("S2014E18", "1940x01") dates the release when nothing else does.
     season_year = next((season for season in seasons if is_year(str(season))), None)
-    start, end, year = _title_span(scan, date_year or season_year)
+    start, end, year = _title_span(scan, date_year or season_year, show=bool(seasons or episodes))
     if not seasons and not episodes:
         seasons, episodes, start, end = bare_episode(scan, start, end, leading_group=leading_group, year=year)
     title = _clean_title(scan.text[start:end])
-    source = _source(sources, end)
+    source = _source(sources, end) or ("bluray" if disc_stream else None)
     return ParsedRelease(
         title=title,
         year=year,
@@ -320,7 +270,7 @@ def parse_release(name: str) -> ParsedRelease:
         codec=codec,
         hdr=hdr,
         audio=audio,
-        languages=_languages(scan, end, title),
+        languages=audio_languages(scan, end, title, spoken),
         seasons=tuple(seasons),
         episodes=tuple(episodes),
         complete=complete,
@@ -342,12 +292,6 @@ def normalize_resolution(value: str | None) -> str | None:
 def codec_of(value: str) -> str | None:
     """Return the codec a word names ("x265" -> "hevc"), else None."""
     return next((codec for codec, pattern in _CODEC_PATTERNS if pattern.search(value)), None)
-
-
-def language_code(value: str) -> str:
-    """Return the ISO 639-1 code for a language's name or code ("French", "fre", "fr" -> "fr")."""
-    value = value.strip().lower()
-    return _LANGUAGE_WORDS.get(value, value[:2] if len(value) > 2 else value)  # noqa: PLR2004
 
 
 def _strip_extensions(text: str) -> str:
@@ -429,7 +373,10 @@ def _date(scan: Scan) -> int | None:
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
     """Return the sources named, best first, each with where it starts and whether it is a title word."""
     candidates: list[tuple[str, int, bool]] = []
+    lowered = scan.masked.lower()
     for value, pattern in _SOURCE_PATTERNS:
+        if not any(hint in lowered for hint in _SOURCE_HINTS[value]):
+            continue  # most names name one source: the others' patterns need not run
         for match in pattern.finditer(scan.masked):
             weak = re.sub(r"[ .-]", "", match.group(0)).lower() in _WEAK_SOURCE_WORDS
             scan.take(match, WEAK if weak else STRONG)
@@ -465,20 +412,20 @@ def _audio(scan: Scan) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _title_span(scan: Scan, date_year: int | None) -> tuple[int, int, int | None]:
+def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, int, int | None]:
     """Return where the title starts and stops, and the year if the name has one.
 
     The title ends at the first marker; of several years before that point the last is the release year
-    ("Blade Runner 2049 2017"). A year at the very start belongs to the title ("1917"), and so does a year
-    that has not happened yet ("Sintel 2049"). A name that starts with a marker ("[BD][1080p] Title") has
-    its title in the first stretch of text between markers.
+    ("Blade Runner 2049 2017"). A year at the very start belongs to the title ("1917") unless it is in
+    brackets ("(2000) Title"), and so does a year that has not happened yet ("Sintel 2049"). A name that
+    starts with a marker ("[BD][1080p] Title") has its title in the first stretch of text between markers.
     """
     latest = dt.datetime.now(tz=dt.UTC).year + 1
     ranges = list(_YEAR_RANGE_RE.finditer(scan.masked))
     years = [
         match
         for match in _YEAR_RE.finditer(scan.masked)
-        if match.start() > 0
+        if (match.start() > 0 or match.group(0)[0] in "([")  # "(2000) Title": a year, not the title
         and int(match.group(1)) <= latest
         and not any(r.start() <= match.start() < r.end() for r in ranges)
     ]
@@ -486,8 +433,11 @@ def _title_span(scan: Scan, date_year: int | None) -> tuple[int, int, int | None
     year = date_year
     end = first_marker
     if before := [match for match in years if match.start() < first_marker]:
-        # A year in brackets is the release's: "The Insider (1999) 60 Minutes Interview 1996".
-        chosen = next((match for match in reversed(before) if match.group(0)[0] in "(["), before[-1])
+        # A year in brackets is the release's: "The Insider (1999) 60 Minutes Interview 1996"; one alone in
+        # them before one with words: "Title (2010) (2012 Remaster)".
+        bracketed = [match for match in before if match.group(0)[0] in "(["]
+        alone = [match for match in bracketed if match.group(0)[-1] in ")]"]
+        chosen = (alone or bracketed[-1:] or before)[-1]
         end, year = chosen.start(), int(chosen.group(1))
         scan.take(chosen, 0)
     elif years:
@@ -495,6 +445,8 @@ def _title_span(scan: Scan, date_year: int | None) -> tuple[int, int, int | None
         scan.take(years[0], 0)
     elif ranges and 0 < ranges[0].start() < first_marker:
         end = ranges[0].start()
+        if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
+            year = year or int(ranges[0].group(1))
     if _clean_title(scan.text[:end]):
         return 0, end, year
     for run in re.finditer(r"[^\x00]+", scan.masked):
@@ -516,7 +468,7 @@ def _clean_title(text: str) -> str:
     while previous != text:
         previous = text
         text = _PACK_WORDS_RE.sub("", _EDITION_RE.sub("", text))
-        text = _trailing_language_tag(_TRAILING_JUNK_RE.sub("", text))
+        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text))
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
         if (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
@@ -547,59 +499,6 @@ _EDITION_RE: Final = re.compile(
 
 
 _ASIDE_RE: Final = re.compile(r"[ ._]*[(\[][^()\[\]]*[)\]]$")
-_LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)$")
-
-
-def _trailing_language_tag(text: str) -> str:
-    """Drop a language tag that ends a title ("Friends MULTi", "Immersion.French" -> the title alone)."""
-    match = _LAST_WORD_RE.search(text)
-    if match is None:
-        return text
-    word = match.group(1)
-    dotted_name = " " not in text and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
-    if _is_language_tag(word) or (dotted_name and word.lower() in _LANGUAGE_WORDS):
-        return text[: match.start()]
-    return text
-
-
-def _is_language_tag(word: str) -> bool:
-    lowered = word.lower()
-    if lowered not in _LANGUAGE_WORDS:
-        return False
-    # "FRENCH", "MULTi", "iTA" are tags; "French" or "Dual" in a title is a word; "it", "de" need capitals.
-    if lowered in _CAPITALS_ONLY and word == lowered:
-        return False
-    return not (word[:1].isupper() and word[1:].islower())
-
-
-def _languages(scan: Scan, title_end: int, title: str) -> tuple[str, ...]:
-    found: list[str] = []
-    text = scan.text
-    title_words = set(title.lower().split())
-    for match in _WORD_RE.finditer(scan.masked):
-        word = match.group(0)
-        lowered = word.lower()
-        if lowered not in _LANGUAGE_WORDS and lowered not in _LANGUAGE_GROUPS:
-            continue
-        if match.start() < title_end and (lowered in title_words or not _is_language_tag(word)):
-            continue
-        if lowered in _CAPITALS_ONLY and (
-            word == lowered or (lowered in _TITLE_CASE_WORDS and not word.isupper()) or _is_group(text, match)
-        ):
-            continue
-        if _SUBTITLE_BEFORE_RE.search(text[: match.start()]) or _SUBTITLE_AFTER_RE.match(text[match.end() :]):
-            continue
-        found.extend(_LANGUAGE_GROUPS.get(lowered) or (_LANGUAGE_WORDS[lowered],))
-    dubbed = ((m.group("after") or m.group("before")).lower() for m in _DUBBED_RE.finditer(text, title_end))
-    found.extend(_LANGUAGE_WORDS[word] for word in dubbed if word in _LANGUAGE_WORDS)
-    if _CHINESE_AUDIO_RE.search(text):
-        found.append("zh")
-    return tuple(dict.fromkeys(found))
-
-
-def _is_group(text: str, match: re.Match[str]) -> bool:
-    """Whether a word is the release group at the end of the name ("…x264-EN")."""
-    return text[match.start() - 1 : match.start()] == "-" and not text[match.end() :].strip(" ]")
 
 
 def _group(text: str, title_end: int, leading_group: str | None) -> str | None:
