@@ -238,6 +238,24 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble.Garden.1x13.xvidvd-GRP", {"source": "dvd"}),
     ("Pebble.Garden.S01E01.RawHD.x264", {"source": "hdtv"}),
     ("Pebble Garden.S03E01.The Episode.m2ts", {"source": "bluray", "seasons": (3,), "episodes": (1,)}),
+    # A long-running soap's five-digit episodes, alone and as a range.
+    ("Pioneer One - S42 E10713 - 2015-07-20.mp4",
+     {"title": "Pioneer One", "seasons": (42,), "episodes": (10713,)}),
+    ("Pioneer One - S42 Ep10718 - Ep10720", {"seasons": (42,), "episodes": (10718, 10719, 10720)}),
+    ("Pioneer.One.S01E01-x264", {"episodes": (1,)}),
+    # Dutch: "Se.3 afl.3 en 4" (season 3, episodes 3 and 4); "and" lists episodes in English too.
+    ("Pebble Garden Se.3 afl.3 en 4", {"title": "Pebble Garden", "seasons": (3,), "episodes": (3, 4)}),
+    ("Pebble Garden Episode 5 and 6 720p", {"episodes": (5, 6)}),
+    ("Pebble Garden Se7en 1080p", {"seasons": (), "episodes": ()}),
+    # A season and an episode joined by an underscore, in a name written with dots or dashes.
+    ("Pebble-Garden-2017-01_13-F.avi", {"year": 2017, "seasons": (1,), "episodes": (13,)}),
+    ("Pebble.Garden-02_17.F.avi", {"seasons": (2,), "episodes": (17,)}),
+    ("Pebble_Garden_2010_05_12_HDTV", {"seasons": ()}),
+    # An anime season's cour between the season and the episode.
+    ("[Grp] Pebble Garden - S03 - Part 1 - 13 [BDRip.1080p]", {"seasons": (3,), "episodes": (13,)}),
+    # A Chinese raw's batch glued to "TV".
+    ("[Grp] Pebble Garden [166-170TV][1080P][BDRip]",
+     {"title": "Pebble Garden", "episodes": (166, 167, 168, 169, 170)}),
 ]  # fmt: skip
 
 

@@ -12,15 +12,17 @@ from typing import Final
 
 from .scan import MASK, Scan, token
 
-# Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22".
+# Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
+# and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
-    r"(?P<more>(?:(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
+    r"|(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
-    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02".
+    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713".
     r"(?<![a-z0-9])[st] ?(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
-    rf"(?P<episode>\d{{1,4}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
+    rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
 _CROSS_RE: Final = re.compile(
@@ -41,9 +43,12 @@ _DOTTED_EPISODE_RE: Final = re.compile(
     r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
     re.IGNORECASE,
 )
+# "Title-02_17.avi": a season and an episode joined by an underscore, in a name not written with underscores.
+_UNDERSCORE_EPISODE_RE: Final = re.compile(r"(?<=[ .-])(?P<season>\d{1,2})_(?P<episode>\d{2})(?=[ .-]|$)")
 _SEASON_WORDS: Final = (
     r"seasons?|saisons?|temporadas?|temp|tem|stagione|stagioni|staffeln?|seizoen|sezon[uy]?l?|s[äa]song|s[æa]son|"
-    r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону"  # noqa: RUF001 - letters of other scripts, on purpose
+    # Dutch "Se.3 afl.3": a season only before an episode ("aflevering").
+    r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
@@ -100,11 +105,11 @@ _EPISODE_WORDS: Final = (
     r"afleveringe?n?|afl|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|эпизод|"
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
-# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12".
+# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12", Dutch "afl.3 en 4".
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
     r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
-    r"|(?P<plus>(?:[ ]?[+&,][ ]?e?\d{1,3}(?!\d))+))?"
+    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et)[ ._])e?\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -139,7 +144,10 @@ _BARE_NUMBER_RE: Final = re.compile(
 _BRACKETED_NUMBER_RE: Final = re.compile(
     r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
 )
-_BRACKETED_RANGE_RE: Final = re.compile(r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})[\])]")
+# "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]".
+_BRACKETED_RANGE_RE: Final = re.compile(
+    r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?[\])]", re.IGNORECASE
+)
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
@@ -155,7 +163,8 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
     """Read the seasons and the episodes a name numbers ("S01E02", "Season 1-3", "Episode 5", "第3話")."""
     seasons: list[int] = []
     episodes: list[int] = []
-    for pattern in (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE):
+    forms = (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE, _UNDERSCORE_EPISODE_RE)
+    for pattern in forms:
         for match in scan.every(pattern):
             seasons.append(int(match.group("season")))
             episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))
@@ -219,14 +228,18 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
 
 
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
-    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._]\(?(?=\d{1,4} ?[-~] ?\d))"
+    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
+    r"(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._]\(?(?=\d{1,4} ?[-~] ?\d))"
     r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])\)?",
     re.IGNORECASE,
 )
 
 
 def _episode_after_season(scan: Scan, end: int) -> list[int]:
-    """Take and return the episodes numbered right after a season: "S2 - 11", "S2 (2019) - 11", "Part 3"."""
+    """Take and return the episodes numbered right after a season: "S2 - 11", "S2 (2019) - 11", "Part 3".
+
+    An anime's cour may come between: "S3 - Part 1 - 13".
+    """
     after = _AFTER_SEASON_EPISODE_RE.match(scan.masked, end)
     if after is None:
         return []
@@ -245,7 +258,7 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
 _SEASON_ITEM_RE: Final = re.compile(r"(-|to|a|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE)
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
-_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×х]|[^\d]+)(\d{1,3})")  # noqa: RUF001 - letters of other scripts, on purpose
+_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
 _RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
 
