@@ -256,6 +256,20 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A Chinese raw's batch glued to "TV".
     ("[Grp] Pebble Garden [166-170TV][1080P][BDRip]",
      {"title": "Pebble Garden", "episodes": (166, 167, 168, 169, 170)}),
+    # Sonarr's multi-episode forms with the season said again; another season is no range.
+    ("Pebble Garden S01E01-S01E03 720p", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden S01E01 to S01E03 720p", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden S01E10-S02E02 720p", {"seasons": (1, 2), "episodes": (10, 2)}),
+    # French "Saisons 1 à 3".
+    ("Pebble Garden Saisons 1 à 3 FRENCH", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    # Sonarr's source words: AmazonSD, HD-DVD and UHDBD discs, "BR-DISK", "BDISO"; a satellite "DTHRip".
+    ("Pebble.Garden.S01E01.AmazonSD.x264", {"source": "web-dl"}),
+    ("Pebble.Garden.S01E01.HD-DVD.x264", {"source": "bluray"}),
+    ("Pebble.Garden.S01E01.UHDBD.x265", {"source": "bluray"}),
+    ("Pebble Garden S01E01 [BR-DISK]", {"source": "bluray"}),
+    ("Pebble.Garden.2010.BDISO", {"source": "bluray", "year": 2010}),
+    ("Pebble.Garden.S01E01.DTHRip.x264", {"source": "hdtv"}),
+    ("Pebble.Garden.S01E01.DVD9", {"source": "dvd"}),
 ]  # fmt: skip
 
 

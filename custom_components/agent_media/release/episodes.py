@@ -13,10 +13,11 @@ from typing import Final
 from .scan import MASK, Scan, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
-# and a long-running soap's "Ep10718 - Ep10722".
+# "S01E01-S01E03", "S01E01 to S01E03", and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
-    r"|(?:[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|(?:(?:-|[ ._]to[ ._])s(?P=season)e"
+    r"|[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -56,10 +57,11 @@ _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "s
                         "eight": 8, "nine": 9, "ten": 10, "un": 1, "deux": 2, "trois": 3, "quatre": 4,
                         "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10}  # fmt: skip
 _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORDS), key=len, reverse=True))})"
-# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII".
+# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII",
+# "Saisons 1 à 3".
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
@@ -189,7 +191,7 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             episodes.extend(_episode_after_season(scan, match.end()))  # "Season 2 - 08"
         for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
             number, separator = int(item.group(2)), (item.group(1) or "").lower()
-            is_range = separator in {"-", "to", "a"}
+            is_range = separator in {"-", "to", "a", "à"}
             seasons.extend(_season_range(seasons[-1], number) if is_range else [number])
     seasons.extend(int(match.group("season")) for match in scan.every(_SEASON_ALL_RE))
     for match in scan.every(_SEASON_RE):
@@ -255,10 +257,14 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
 _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
-_SEASON_ITEM_RE: Final = re.compile(r"(-|to|a|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE)
+_SEASON_ITEM_RE: Final = re.compile(
+    r"(-|to|a|à|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE
+)
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
 _EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
+# The season said again in a range: "S01E01-S01E03".
+_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s\d{1,3}(?=e)", re.IGNORECASE)
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
 _RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
 
@@ -270,7 +276,7 @@ def _episode_list(first: int, more: str) -> list[int]:
     after a dot only continues the episodes when it is the next one ("S03E21.22.VOSTFR", not "E05.12.Title").
     """
     episodes = [first]
-    for item in _EPISODE_ITEM_RE.finditer(more):
+    for item in _EPISODE_ITEM_RE.finditer(_SEASON_AGAIN_RE.sub("", more)):
         number = int(item.group(2))
         if item.group(1) == "." and number != episodes[-1] + 1:
             break

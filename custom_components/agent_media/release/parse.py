@@ -106,22 +106,25 @@ _SOURCE_PATTERNS: Final = (
         "bluray",
         token(
             r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
-            r"b[dr](?:rip)?[ .-]?mux|hddvd|bd[ .-]?light|bd(?=\x00)"
+            r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd|bd[ .-]?light|bd(?=\x00)|"
+            # Sonarr's names for whole discs: "UHDBD", "BR-DISK", "BDISO".
+            r"uhd[ .-]?bd|br[ .-]?disk|bd[ .-]?iso"
         ),
     ),
     (
         "web-dl",
         token(
             r"web[ .-]?dl|web[ .-]?hd|webmux|dlmux|web(?![ .-]?(?:rip|dl))|amzn|itunes|"
-            # A streaming service's HD tag: "NetflixHD", "DisneyUHD", "HBOMaxHD".
-            r"(?:netflix|amazon|maxdome|disney|hbomax|hbo|appletv|hulu|paramount)u?hd"
+            # A streaming service's HD or SD tag: "NetflixHD", "DisneyUHD", "HBOMaxHD", "AmazonSD".
+            r"(?:netflix|amazon|maxdome|disney|hbomax|hbo|appletv|hulu|paramount)(?:u?hd|sd)"
         ),
     ),
     (
         "hdtv",
         token(
             r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
-            r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|"
+            # "DTHRip": a direct-to-home satellite capture.
+            r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|dth[ .-]?rip|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv"
         ),
     ),
@@ -131,7 +134,7 @@ _SOURCE_PATTERNS: Final = (
 _SOURCE_HINTS: Final = {
     "remux": ("remux",), "cam": ("cam", "print"), "telesync": ("ts", "telesync", "dvd"),
     "telecine": ("tc", "telecine"), "screener": ("scr",), "webrip": ("web", "rip", "microhd"),
-    "bluray": ("blu", "bd", "br", "hddvd"), "web-dl": ("web", "dlmux", "amzn", "itunes", "hd"),
+    "bluray": ("blu", "bd", "br", "dvd"), "web-dl": ("web", "dlmux", "amzn", "itunes", "hd", "sd"),
     "hdtv": ("tv", "dsr", "rip", "dvb", "raw", "ws"), "dvd": ("dvd", "ntsc"),
 }  # fmt: skip
 _BARE_TS_RE: Final = token(r"ts|tc")
