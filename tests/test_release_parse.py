@@ -270,6 +270,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble.Garden.2010.BDISO", {"source": "bluray", "year": 2010}),
     ("Pebble.Garden.S01E01.DTHRip.x264", {"source": "hdtv"}),
     ("Pebble.Garden.S01E01.DVD9", {"source": "dvd"}),
+    # An "HD print" is a camera's copy, like an "S-Print"; a title's "Sprint" is no print.
+    ("Pebble Garden 2024 HDPrint x264", {"trash": True, "source": "cam"}),
+    ("Pebble Garden 2024 HQ Print x264", {"trash": True}),
+    ("The Sprint 2024 1080p BluRay", {"title": "The Sprint", "trash": False}),
 ]  # fmt: skip
 
 

@@ -96,7 +96,11 @@ _PACK_WORDS_RE: Final = re.compile(
 # yields to a real source ("HDTV … TS" is a transport stream, not a telesync).
 _SOURCE_PATTERNS: Final = (
     ("remux", token(r"(?:bd|uhd|br|blu-?ray)?[ .-]?remux")),
-    ("cam", token(r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print")),
+    # "S-Print", "HDPrint": a camera's copy.
+    (
+        "cam",
+        token(r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print"),
+    ),
     ("telesync", token(r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?")),
     # "TC1080p": a telecine glued to its resolution (masked by then).
     ("telecine", token(r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\x00)", right=r"(?![a-z])")),
