@@ -165,8 +165,8 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
     """Read the seasons and the episodes a name numbers ("S01E02", "Season 1-3", "Episode 5", "第3話")."""
     seasons: list[int] = []
     episodes: list[int] = []
-    forms = (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE, _UNDERSCORE_EPISODE_RE)
-    for pattern in forms:
+    forms = (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE)
+    for pattern in (*forms, _UNDERSCORE_EPISODE_RE) if "_" in scan.masked else forms:
         for match in scan.every(pattern):
             seasons.append(int(match.group("season")))
             episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))

@@ -138,7 +138,8 @@ _SOURCE_PATTERNS: Final = (
 _SOURCE_HINTS: Final = {
     "remux": ("remux",), "cam": ("cam", "print"), "telesync": ("ts", "telesync", "dvd"),
     "telecine": ("tc", "telecine"), "screener": ("scr",), "webrip": ("web", "rip", "microhd"),
-    "bluray": ("blu", "bd", "br", "dvd"), "web-dl": ("web", "dlmux", "amzn", "itunes", "hd", "sd"),
+    "bluray": ("blu", "bd", "br", "hddvd", "hd-dvd", "hd.dvd", "hd dvd"),
+    "web-dl": ("web", "dlmux", "amzn", "itunes", "hd", "sd"),
     "hdtv": ("tv", "dsr", "rip", "dvb", "raw", "ws"), "dvd": ("dvd", "ntsc"),
 }  # fmt: skip
 _BARE_TS_RE: Final = token(r"ts|tc")
