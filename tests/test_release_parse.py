@@ -274,6 +274,18 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 2024 HDPrint x264", {"trash": True, "source": "cam"}),
     ("Pebble Garden 2024 HQ Print x264", {"trash": True}),
     ("The Sprint 2024 1080p BluRay", {"title": "The Sprint", "trash": False}),
+    # Multi-episode forms: a tilde's range, a comma's or an "and"'s list, a cross after a plus.
+    ("Pebble Garden S01E01~E03 720p", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden 1x01~1x03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden S02E05,E06", {"episodes": (5, 6)}),
+    ("Pebble Garden S02E05 and E06", {"episodes": (5, 6)}),
+    ("Pebble Garden 2x05+2x06", {"seasons": (2,), "episodes": (5, 6)}),
+    ("Pebble Garden S01E01 - E.Name", {"episodes": (1,)}),
+    # A season's batch in brackets, and episodes after a season and a dash, not a range of seasons.
+    ("[Grp] Pebble Garden S02 [01-03] [720p]", {"seasons": (2,), "episodes": (1, 2, 3)}),
+    ("[Grp] Pebble Garden Season 2 [01-03]", {"seasons": (2,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden - S01 - 05-07 [720p]", {"seasons": (1,), "episodes": (5, 6, 7)}),
+    ("Pebble Garden S01-03 720p", {"seasons": (1, 2, 3), "episodes": ()}),
 ]  # fmt: skip
 
 

@@ -13,11 +13,12 @@ from typing import Final
 from .scan import MASK, Scan, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
-# "S01E01-S01E03", "S01E01 to S01E03", and a long-running soap's "Ep10718 - Ep10722".
+# "S01E01-S01E03", "S01E01 to S01E03", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05", "2x05+2x06", and a
+# long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]to[ ._])s(?P=season)e"
-    r"|[ ._]?[-+&]?[ ._]?e|[ ._](?:à|a|to)[ ._]e|-\d{1,2}[x×х]|-[x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?e|[ ._](?:à|a|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -92,7 +93,7 @@ _SEASON_RANGE_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
     r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
     r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
-    r"(?![ ._-]?e\d)",
+    r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
     re.IGNORECASE,
 )
 # British "Series 2": a season.
@@ -231,8 +232,8 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
 
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
     r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
-    r"(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._]\(?(?=\d{1,4} ?[-~] ?\d))"
-    r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])\)?",
+    r"(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._][(\[]?(?=\d{1,4} ?[-~] ?\d))"
+    r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])[)\]]?",
     re.IGNORECASE,
 )
 
@@ -262,11 +263,11 @@ _SEASON_ITEM_RE: Final = re.compile(
 )
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
-_EPISODE_ITEM_RE: Final = re.compile(r"(-\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
+_EPISODE_ITEM_RE: Final = re.compile(r"([-+~]\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
 # The season said again in a range: "S01E01-S01E03".
 _SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s\d{1,3}(?=e)", re.IGNORECASE)
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
-_RANGE_SEPARATOR_RE: Final = re.compile(r"-|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
+_RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
 
 
 def _episode_list(first: int, more: str) -> list[int]:
