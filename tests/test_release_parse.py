@@ -286,6 +286,16 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Pebble Garden Season 2 [01-03]", {"seasons": (2,), "episodes": (1, 2, 3)}),
     ("Pebble Garden - S01 - 05-07 [720p]", {"seasons": (1,), "episodes": (5, 6, 7)}),
     ("Pebble Garden S01-03 720p", {"seasons": (1, 2, 3), "episodes": ()}),
+    # Season and episode words of more languages: Croatian/Serbian, Czech, Danish, Hungarian, French, Polish,
+    # Russian "Выпуск" (a show's issue); a number before a Polish "seria" is the episode's, not the title's.
+    ("Pebble Garden Sezona 2 Epizoda 5", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
+    ("Pebble Garden Sezóna 2 Epizoda 5", {"seasons": (2,), "episodes": (5,)}),
+    ("Pebble Garden Sæson 2 Afsnit 5", {"seasons": (2,), "episodes": (5,)}),
+    ("Pebble Garden Évad 2 Epizód 5", {"seasons": (2,), "episodes": (5,)}),
+    ("Pebble Garden Série 2 Épisodes 1 à 3", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("Pebble Garden 2 sezon 5 seria", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
+    ("Pebble Garden Сезон 2 Выпуск 5", {"seasons": (2,), "episodes": (5,)}),
+    ("Pioneer 60 Sezon 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),
 ]  # fmt: skip
 
 

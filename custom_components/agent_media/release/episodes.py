@@ -50,7 +50,7 @@ _UNDERSCORE_EPISODE_RE: Final = re.compile(r"(?<=[ .-])(?P<season>\d{1,2})_(?P<e
 _SEASON_WORDS: Final = (
     r"seasons?|saisons?|temporadas?|temp|tem|stagione|stagioni|staffeln?|seizoen|sezon[uy]?l?|s[äa]song|s[æa]son|"
     # Dutch "Se.3 afl.3": a season only before an episode ("aflevering").
-    r"sesong|kausi|évad|evad|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"sesong|kausi|évad|evad|sez[oó]na|série|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
@@ -74,7 +74,7 @@ _ORDINAL_SEASON_RE: Final = token(
     rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel)"  # noqa: RUF001 - letters of other scripts, on purpose
     # "Studio 60 Сезон 5": a season word with its own number after it.
-    r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode)))",
+    r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode|seria|odcinek)))",
     right="",
 )
 # "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
@@ -105,7 +105,8 @@ _SEASON_RE: Final = re.compile(
 )
 _EPISODE_WORDS: Final = (
     r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
-    r"afleveringe?n?|afl|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|эпизод|"
+    r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
+    r"эпизод|выпуски?|"
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12", Dutch "afl.3 en 4".
