@@ -14,7 +14,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry, async_
 
 from custom_components.agent_media.agent.tool_base import ToolContext
 from custom_components.agent_media.agent.tools import ToolRegistry
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN, EVENT_DOWNLOAD_COMPLETED
+from custom_components.agent_media.const import DOMAIN, EVENT_DOWNLOAD_COMPLETED
 from custom_components.agent_media.requester import SYSTEM
 from homeassistant.core import Context
 from homeassistant.exceptions import Unauthorized
@@ -58,19 +58,9 @@ async def listed(hass: HomeAssistant, user_id: str | None) -> list[dict[str, Any
 
 
 @pytest.fixture
-async def entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Agent Media",
-        data=entry_data,
-        options={**entry_options, CONF_LOCAL_SENTENCES: True},
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
+def entry(local_entry: MockConfigEntry) -> MockConfigEntry:
+    """The entry these tests share: conftest's, answering the common sentences locally."""
+    return local_entry
 
 
 async def finish(

@@ -11,7 +11,6 @@ import voluptuous as vol
 
 from custom_components.agent_media.clients.qbittorrent import QBittorrentClient
 from custom_components.agent_media.const import (
-    CONF_LOCAL_SENTENCES,
     DOMAIN,
     FOLLOW_CHECK_INTERVAL,
     WANTED_CHECK_INTERVAL,
@@ -42,23 +41,6 @@ PIONEER_ID = 900001
 # The schedule's clock is frozen and moved by the test; the event loop's is not, so what waits on the loop (a
 # file list qBittorrent gives a moment later, a slow body) waits real time instead of forever.
 SCHEDULE_CLOCK = pytest.mark.freeze_time(ignore=["asyncio"])
-
-
-@pytest.fixture
-async def local_entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    """An entry answering the common sentences locally, set up."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="Agent Media",
-        data=entry_data,
-        options={**entry_options, CONF_LOCAL_SENTENCES: True},
-    )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 def _release(kind: str, title: str = "Night of the Living Dead", year: int = 1968) -> dict[str, Any]:
