@@ -32,6 +32,7 @@ from custom_components.agent_media.const import (
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.setup import async_setup_component
 
+from .helpers import async_set_up_entry
 from .rig.knaben_server import KnabenServer
 from .rig.llm_server import ScriptedLLMServer
 from .rig.qbittorrent import (
@@ -247,12 +248,8 @@ def local_options(entry_options: dict[str, Any]) -> dict[str, Any]:
 async def local_entry(
     hass: HomeAssistant, core_setup: None, entry_data: dict[str, Any], local_options: dict[str, Any]
 ) -> MockConfigEntry:
-    """An entry answering the common sentences locally, set up."""
-    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=local_options)
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
+    """An entry answering the common sentences locally, set up (a module may override `local_options`)."""
+    return await async_set_up_entry(hass, entry_data, local_options)
 
 
 @pytest.fixture

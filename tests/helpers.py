@@ -9,8 +9,9 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_homeassistant_custom_component.common import async_fire_time_changed
+from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
 
+from custom_components.agent_media.const import DOMAIN
 from custom_components.agent_media.coordinator import IDLE_SCAN_INTERVAL
 from custom_components.agent_media.requester import SYSTEM_KEY
 from homeassistant.util import dt as dt_util
@@ -32,6 +33,17 @@ if TYPE_CHECKING:
 # A bound for things outside the test's control (qBittorrent, a coordinator refresh) on a busy 2-core machine.
 # It only ends a wait that would otherwise hang; it is never asserted as a timing.
 WAIT_TIMEOUT = 60.0
+
+
+async def async_set_up_entry(
+    hass: HomeAssistant, data: dict[str, Any], options: dict[str, Any]
+) -> MockConfigEntry:
+    """Add an Agent Media entry with these data and options, and set it up."""
+    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=data, options=options)
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return entry
 
 
 async def poll(hass: HomeAssistant, seconds: float = IDLE_SCAN_INTERVAL + 1) -> None:

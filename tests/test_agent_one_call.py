@@ -10,10 +10,8 @@ import json
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.agent_media.agent.tools import TOOL_CLASSES
-from custom_components.agent_media.const import CONF_LOCAL_SENTENCES, DOMAIN
 from custom_components.agent_media.requester import SYSTEM_KEY
 from homeassistant.helpers import llm
 
@@ -27,6 +25,8 @@ from .test_conversation import (
 )
 
 if TYPE_CHECKING:
+    from pytest_homeassistant_custom_component.common import MockConfigEntry
+
     from homeassistant.core import HomeAssistant
 
     from .rig.llm_server import ScriptedLLMServer
@@ -39,16 +39,9 @@ WHOLE_REQUEST_CHARS = 6_500
 
 
 @pytest.fixture
-async def entry(
-    hass: HomeAssistant, core_setup: None, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    """An entry with the local sentences on, set up."""
-    options = {**entry_options, CONF_LOCAL_SENTENCES: True}
-    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=options)
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
+def entry(local_entry: MockConfigEntry) -> MockConfigEntry:
+    """Conftest's entry with the local sentences on."""
+    return local_entry
 
 
 def offered_tools(request: dict[str, Any]) -> set[str]:

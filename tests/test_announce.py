@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_mock_service
 
-from custom_components.agent_media.const import CONF_ANNOUNCE_COMPLETIONS, CONF_ANNOUNCE_TARGET, DOMAIN
+from custom_components.agent_media.const import CONF_ANNOUNCE_COMPLETIONS, CONF_ANNOUNCE_TARGET
 from homeassistant.helpers import device_registry as dr, entity_registry as er
 
-from .helpers import async_add_download, is_done, poll, wait_for_torrent
+from .helpers import async_add_download, async_set_up_entry, is_done, poll, wait_for_torrent
 from .rig.torrents import make_local_torrent
 from .test_coordinator_qbittorrent import BIG_BUCK_BUNNY
 
@@ -26,16 +26,6 @@ if TYPE_CHECKING:
     from .rig.qbittorrent import QBittorrentInstance
 
 pytestmark = pytest.mark.usefixtures("core_setup")
-
-
-async def entry_with(
-    hass: HomeAssistant, entry_data: dict[str, Any], options: dict[str, Any]
-) -> MockConfigEntry:
-    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=options)
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
 
 
 def satellite(hass: HomeAssistant, *, features: int) -> str:
@@ -83,7 +73,7 @@ async def test_announced_on_the_satellite_that_asked(
     announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
     notified: list[ServiceCall] = async_mock_service(hass, "notify", "send_message")
     device_id = satellite(hass, features=1)
-    entry = await entry_with(
+    entry = await async_set_up_entry(
         hass,
         entry_data,
         {**entry_options, CONF_ANNOUNCE_COMPLETIONS: True, CONF_ANNOUNCE_TARGET: "notify.phone"},
@@ -107,7 +97,7 @@ async def test_a_satellite_that_cannot_announce_falls_back_to_the_notify_target(
     announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
     notified: list[ServiceCall] = async_mock_service(hass, "notify", "send_message")
     device_id = satellite(hass, features=0)
-    entry = await entry_with(
+    entry = await async_set_up_entry(
         hass,
         entry_data,
         {**entry_options, CONF_ANNOUNCE_COMPLETIONS: True, CONF_ANNOUNCE_TARGET: "notify.phone"},
@@ -128,7 +118,7 @@ async def test_nothing_is_announced_unless_asked_for(
 ) -> None:
     announced: list[ServiceCall] = async_mock_service(hass, "assist_satellite", "announce")
     device_id = satellite(hass, features=1)
-    entry = await entry_with(hass, entry_data, entry_options)  # the option is off by default
+    entry = await async_set_up_entry(hass, entry_data, entry_options)  # the option is off by default
     await complete(hass, entry, qbittorrent, tmp_path, f"device:{device_id}")
     assert announced == []
     assert entry.runtime_data.memory.journal.unread_events()
@@ -143,7 +133,7 @@ async def test_no_target_and_no_service_are_skipped_cleanly(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     device_id = satellite(hass, features=1)  # it could announce, but the service is not there
-    entry = await entry_with(hass, entry_data, {**entry_options, CONF_ANNOUNCE_COMPLETIONS: True})
+    entry = await async_set_up_entry(hass, entry_data, {**entry_options, CONF_ANNOUNCE_COMPLETIONS: True})
     await complete(hass, entry, qbittorrent, tmp_path, f"device:{device_id}")
     assert entry.runtime_data.memory.journal.unread_events()
     assert "Traceback" not in caplog.text

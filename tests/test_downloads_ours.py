@@ -15,7 +15,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_capture_events
 
 from custom_components.agent_media.const import (
-    CONF_LOCAL_SENTENCES,
     CONF_STALLED_TIMEOUT,
     DOMAIN,
     EVENT_DOWNLOAD_ADDED,
@@ -66,16 +65,15 @@ SINTEL_FILE = "Sintel.2010.1080p.WEB-DL.x264-GRP.mkv"
 
 
 @pytest.fixture
-async def entry(
-    hass: HomeAssistant, entry_data: dict[str, Any], entry_options: dict[str, Any]
-) -> MockConfigEntry:
-    """An entry that replaces dead downloads after a few seconds."""
-    options = {**entry_options, CONF_STALLED_TIMEOUT: STALLED_TIMEOUT, CONF_LOCAL_SENTENCES: True}
-    entry = MockConfigEntry(domain=DOMAIN, title="Agent Media", data=entry_data, options=options)
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return entry
+def local_options(local_options: dict[str, Any]) -> dict[str, Any]:
+    """Conftest's, with dead downloads replaced after a few seconds."""
+    return local_options | {CONF_STALLED_TIMEOUT: STALLED_TIMEOUT}
+
+
+@pytest.fixture
+def entry(local_entry: MockConfigEntry) -> MockConfigEntry:
+    """Conftest's entry, set up with these options."""
+    return local_entry
 
 
 async def call(hass: HomeAssistant, service: str, data: dict[str, Any], user_id: str) -> Any:
