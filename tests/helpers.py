@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from functools import partial
 import inspect
 import time
 from typing import TYPE_CHECKING, Any
@@ -11,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry, async_fire_time_changed
 
+from custom_components.agent_media.clients.bittorrent import info_hash_from_magnet, magnet_name
 from custom_components.agent_media.const import DOMAIN
 from custom_components.agent_media.coordinator import IDLE_SCAN_INTERVAL
 from custom_components.agent_media.requester import SYSTEM_KEY
@@ -160,19 +162,21 @@ def is_done(torrent: dict[str, Any]) -> bool:
 async def seed(
     hass: HomeAssistant, seeder: QBittorrentInstance, tmp_path: Path, name: str, *, size: int = 1024 * 1024
 ) -> LocalTorrent:
-    """Make a torrent and let the seeder (a second qbittorrent-nox) share it."""
+    """Make a torrent and let the seeder (a second qbittorrent-nox) share it.
+
+    Force-started: an auto-managed torrent turns away peers until libtorrent's next round starts it, and a
+    peer turned away tries again only 15 s, then a minute, later.
+    """
     torrent = make_local_torrent(tmp_path / "seeded", name, size=size)
     await hass.async_add_executor_job(
         lambda: seeder.api().torrents_add(
             torrent_files={f"{name}.torrent": torrent.torrent_bytes}, save_path=str(tmp_path / "seeded")
         )
     )
-    await wait_for_torrent(
-        hass,
-        seeder,
-        torrent.info_hash,
-        is_done,
-        what="seeding",
+    await wait_for_torrent(hass, seeder, torrent.info_hash, is_done, what="seeding")
+    api = await hass.async_add_executor_job(seeder.rig_api)
+    await hass.async_add_executor_job(
+        partial(api.post, "torrents/setForceStart", hashes=torrent.info_hash, value="true")
     )
     return torrent
 
@@ -185,4 +189,33 @@ async def introduce(
         lambda: qbittorrent.api().torrents_add_peers(
             torrent_hashes=info_hash, peers=f"127.0.0.1:{seeder.bt_port}"
         )
+    )
+
+
+async def lose_to_metadata_fetch(hass: HomeAssistant, qbittorrent: QBittorrentInstance, magnet: str) -> None:
+    """Ask qBittorrent for a magnet's metadata and add the magnet in the same write, as one client could.
+
+    qBittorrent 5.2+ then takes the add before it holds the libtorrent torrent of the fetch it has just begun:
+    it forgets the fetch without removing that torrent, libtorrent refuses the add as a duplicate (after
+    ``torrents/add`` answered that it was added), and refuses every later add of the magnet the same way.
+    Returns once qBittorrent's log says so. Before 5.2 there is no fetch to race: the magnet is added.
+    """
+    info_hash, name = info_hash_from_magnet(magnet) or "", magnet_name(magnet) or ""
+    api = await hass.async_add_executor_job(qbittorrent.rig_api)
+    statuses = await hass.async_add_executor_job(
+        api.post_together,
+        ("torrents/fetchMetadata", {"source": magnet}),
+        ("torrents/add", {"urls": magnet, "stopCondition": "MetadataReceived"}),
+    )
+    assert statuses[1] == 200  # "added", whatever happens next
+    if qbittorrent.version < (5, 2):
+        await wait_for_torrent(hass, qbittorrent, info_hash, what="the add")
+        return
+    await wait_until(
+        lambda: hass.async_add_executor_job(api.get, "log/main"),
+        lambda log: any(
+            (name or info_hash) in entry["message"] and "already exists in session" in entry["message"]
+            for entry in log
+        ),
+        what="qBittorrent's log saying that it lost the add",
     )

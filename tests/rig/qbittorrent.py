@@ -14,6 +14,7 @@ import contextlib
 from dataclasses import dataclass, field
 import functools
 import hashlib
+import http.cookiejar
 import json
 import os
 from pathlib import Path
@@ -217,7 +218,8 @@ class RigWebApi:
     def __init__(self, url: str, username: str, password: str) -> None:
         self._url = url
         self._credentials = {"username": username, "password": password}
-        self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor())
+        self._cookies = http.cookiejar.CookieJar()
+        self._opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self._cookies))
         self._log_in()
 
     def _log_in(self) -> None:
@@ -250,6 +252,37 @@ class RigWebApi:
     def post(self, method: str, **form: str) -> None:
         """POST a method with form fields."""
         self._call(method, form)
+
+    def post_together(self, *calls: tuple[str, dict[str, str]]) -> list[int]:
+        """POST several methods in one write on one connection (HTTP pipelining); return their statuses.
+
+        qBittorrent handles them one after the other, with nothing of its own in between: what it does when
+        the second comes at the very moment the first was answered.
+        """
+        netloc = urllib.parse.urlsplit(self._url).netloc
+        cookie = "; ".join(f"{item.name}={item.value}" for item in self._cookies)
+        requests = b""
+        for method, form in calls:
+            body = urllib.parse.urlencode(form).encode()
+            head = (
+                f"POST /api/v2/{method} HTTP/1.1\r\nHost: {netloc}\r\nCookie: {cookie}\r\n"
+                f"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {len(body)}\r\n\r\n"
+            )
+            requests += head.encode() + body
+        host, port = netloc.rsplit(":", 1)
+        statuses: list[int] = []
+        with socket.create_connection((host, int(port)), timeout=10) as connection:
+            connection.sendall(requests)
+            answers = connection.makefile("rb")
+            for _call in calls:
+                statuses.append(int(answers.readline().split()[1]))
+                length = 0
+                while (line := answers.readline().strip()) != b"":
+                    name, _, value = line.partition(b":")
+                    if name.strip().lower() == b"content-length":
+                        length = int(value)
+                answers.read(length)
+        return statuses
 
 
 @dataclass
