@@ -22,7 +22,7 @@ from custom_components.agent_media.clients.qbittorrent import (
     normalize_url,
 )
 
-from .helpers import wait_until
+from .helpers import lose_to_metadata_fetch, wait_until
 from .rig.knaben_server import synthetic_hash
 from .rig.torrents import bencode, make_local_torrent
 
@@ -297,6 +297,25 @@ async def test_add_magnet_twice_is_idempotent(hass: HomeAssistant, client: QBitt
     second = await client.async_add_magnet(f"magnet:?xt=urn:btih:{info_hash.upper()}&dn=Another+name")
     assert second == first  # the torrent already there, under its own name
     assert [t["hash"] for t in await client.async_torrents()] == [info_hash]
+
+
+async def test_a_magnet_qbittorrent_lost_to_its_metadata_fetch_is_added_again(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, client: QBittorrentClient
+) -> None:
+    """qBittorrent 5.2+ loses an add that comes as its metadata fetch of a magnet begins, and every later one.
+
+    The client sees that the magnet it added is not listed, asks for the metadata again (qBittorrent takes
+    its fetch back) and adds it once more: the magnet is listed when the add returns. Before 5.2 nothing is
+    lost (no fetch to race), and the add finds the magnet there.
+    """
+    info_hash = synthetic_hash("pioneer one lost")
+    magnet = f"magnet:?xt=urn:btih:{info_hash}&dn=Pioneer.One.S01E03.720p"
+    await lose_to_metadata_fetch(hass, qbittorrent, magnet)
+
+    added = await client.async_add_magnet(magnet, stop_at_metadata=True)
+
+    assert added.info_hash == info_hash
+    assert (await torrent_info(client, info_hash)).get("hash") == info_hash  # listed
 
 
 async def test_add_local_torrent_completes(

@@ -1,18 +1,20 @@
 """What a torrent holds, judged before a byte downloads: fakes refused, extras skipped (issue 21, item 3).
 
-Real .torrent files (multi-file, built by the rig) added to a real qbittorrent-nox; a magnet whose metadata a
-second qbittorrent-nox (the seeder) serves on loopback, checked after the answer.
+Real .torrent files (multi-file, built by the rig) added to a real qbittorrent-nox; magnets whose metadata a
+second qbittorrent-nox (the seeder) serves on loopback. On qBittorrent 5.2+ a magnet's files are read with
+``torrents/fetchMetadata`` before it is added; older ones add it stopped and check it then.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from custom_components.agent_media.const import DOMAIN
 from custom_components.agent_media.errors import RefusedContentsError
-from custom_components.agent_media.operations.adding import SAFETY_CHECKED
+from custom_components.agent_media.operations.adding import SAFETY_CHECKED, SAFETY_WAITING
 from custom_components.agent_media.safety import (
     ContentsRefusal,
     TorrentEntry,
@@ -25,6 +27,7 @@ from homeassistant.exceptions import ServiceValidationError
 from .helpers import (
     async_add_download,
     introduce,
+    lose_to_metadata_fetch,
     seed,
     torrents_in_qbittorrent,
     wait_for_torrent,
@@ -271,3 +274,80 @@ async def test_a_fake_magnet_is_refused_when_its_metadata_comes(
     assert news[0]["data"]["reason"] == "only_archives"
     assert fake.info_hash not in await torrents_in_qbittorrent(hass, qbittorrent)
     assert fake.info_hash not in entry.runtime_data.memory.downloads.records()
+
+
+async def test_on_qbittorrent_5_2_a_magnet_is_judged_before_it_is_added(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
+    tmp_path: Path,
+) -> None:
+    """torrents/fetchMetadata gives the files without adding: the fake never enters the torrent list.
+
+    Before 5.2 qBittorrent cannot tell a magnet's files before it is added: the magnet is added stopped, and
+    is checked when its metadata comes (test_a_fake_magnet_is_refused_when_its_metadata_comes).
+    """
+    fake = await seed(hass, seeder, tmp_path, "Pioneer.One.S01E02.720p.rar", size=64 * 1024)
+    magnet = f"{fake.magnet}&x.pe=127.0.0.1:{seeder.bt_port}"
+    client = setup_integration.runtime_data.operations.collaborators.qbittorrent
+    if qbittorrent.version < (5, 2):
+        assert await client.async_fetch_metadata(magnet) is None
+        await async_add_download(hass, setup_integration, magnet=fake.magnet)  # no peer: no metadata
+        assert fake.info_hash in await torrents_in_qbittorrent(hass, qbittorrent)
+        record = setup_integration.runtime_data.memory.downloads.get(fake.info_hash)
+        assert record is not None
+        assert record["safety"] == SAFETY_WAITING
+        return
+    # qBittorrent fetches the metadata in the background once asked (per Web UI session: Agent Media's own,
+    # as the first look of an earlier add of the same magnet would).
+    files = await wait_until(lambda: client.async_fetch_metadata(magnet), what="the metadata fetched")
+    assert [item["name"] for item in files] == [fake.name]
+    rid = (await hass.async_add_executor_job(lambda: qbittorrent.api().sync_maindata()))["rid"]
+
+    with pytest.raises(RefusedContentsError) as refused:
+        await async_add_download(hass, setup_integration, magnet=magnet)
+
+    assert refused.value.refusal is ContentsRefusal.ONLY_ARCHIVES
+    changes = await hass.async_add_executor_job(lambda: qbittorrent.api().sync_maindata(rid=rid))
+    assert not changes.get("torrents")
+    assert not changes.get("torrents_removed")
+
+
+async def test_no_magnet_is_lost_to_qbittorrents_metadata_fetch(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    qbittorrent: QBittorrentInstance,
+    seeder: QBittorrentInstance,
+    tmp_path: Path,
+) -> None:
+    """Every magnet Agent Media adds is listed, whatever qBittorrent 5.2+'s metadata fetch of it is doing.
+
+    qBittorrent 5.2+ loses an add that comes as its own fetch of the magnet's metadata begins, and every later
+    add of that magnet (see lose_to_metadata_fetch). Agent Media adds such lost magnets, magnets whose fetch
+    another Web UI session has under way, and one whose file list its own fetch has just brought.
+    """
+    entry = setup_integration
+    fetched = await seed(hass, seeder, tmp_path, "Big.Buck.Bunny.2008.720p.mkv", size=64 * 1024)
+    parts = [
+        make_local_torrent(tmp_path / "nowhere", f"Pioneer.One.S01E0{number}.720p.mkv", size=16 * 1024)
+        for number in range(1, 5)
+    ]  # no peer has them: their fetches stay under way
+    lost, under_way = [part.magnet for part in parts[:2]], [part.magnet for part in parts[2:]]
+    for magnet in lost:
+        await lose_to_metadata_fetch(hass, qbittorrent, magnet)
+    fetched_magnet = f"{fetched.magnet}&x.pe=127.0.0.1:{seeder.bt_port}"
+    if qbittorrent.version >= (5, 2):  # before, no metadata is fetched without adding: plain adds
+        api = await hass.async_add_executor_job(qbittorrent.rig_api)
+        for magnet in under_way:
+            await hass.async_add_executor_job(partial(api.post, "torrents/fetchMetadata", source=magnet))
+        client = entry.runtime_data.operations.collaborators.qbittorrent
+        await wait_until(partial(client.async_fetch_metadata, fetched_magnet), what="the metadata fetched")
+
+    for magnet in [*lost, *under_way, fetched_magnet]:
+        await async_add_download(hass, entry, magnet=magnet)
+
+    listed = await torrents_in_qbittorrent(hass, qbittorrent)
+    assert [torrent.info_hash in listed for torrent in [*parts, fetched]] == [True] * 5
+    if qbittorrent.version >= (5, 2):  # a file list fetched before the add is checked in the turn
+        assert entry.runtime_data.memory.downloads.records()[fetched.info_hash]["safety"] == SAFETY_CHECKED

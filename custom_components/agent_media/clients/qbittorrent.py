@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, Literal
 
 import qbittorrentapi
 
-from ..const import MAX_QBITTORRENT_ANSWER_BYTES, QBITTORRENT_TIMEOUT
+from ..const import LOGGER, MAX_QBITTORRENT_ANSWER_BYTES, QBITTORRENT_TIMEOUT
 from ._http import too_large_error
 from .bittorrent import (
     InvalidTorrentError,
@@ -51,6 +51,12 @@ SERVICE: Final = "qbittorrent"
 _ADD_OK: Final = "Ok."
 DUPLICATE_LOOKUPS: Final = 10
 DUPLICATE_LOOKUP_PAUSE: Final = 0.1  # seconds; runs in the executor
+# qBittorrent 5.2+ can lose a magnet it accepted (see `_ensure_magnet_listed`): it lists a torrent it added
+# within milliseconds, so one not listed after this long was lost, and is added again after each pause (taking
+# a slow add for a lost one costs an extra look and an add that qBittorrent refuses as a duplicate).
+ADD_LISTING_WAIT: Final = 1.0  # seconds; runs in the executor
+ADD_LISTING_POLL: Final = 0.2  # seconds between looks, at most
+ADD_AGAIN_PAUSES: Final = (0.2, 1.0)  # seconds, after asking for the metadata again
 _READ_CHUNK: Final = 64 * 1024
 
 
@@ -153,6 +159,22 @@ def _map_error(  # noqa: C901, PLR0911 - one flat branch per error type, in prec
     return CannotConnectError(SERVICE, type(err).__name__)
 
 
+def _metadata_files(answer: Any) -> list[dict[str, Any]] | None:
+    """Read ``torrents/fetchMetadata``'s answer into ``torrents/files`` entries; None while it has no info."""
+    data = json.loads(answer) if isinstance(answer, str | bytes) else answer
+    info = data.get("info") if isinstance(data, dict) else None
+    if not isinstance(info, dict):
+        return None
+    files = info.get("files")
+    if not isinstance(files, list):  # one file: the torrent's name
+        files = [{"path": info.get("name"), "length": info.get("length")}]
+    return [
+        {"index": index, "name": str(item.get("path") or ""), "size": item.get("length")}
+        for index, item in enumerate(files)
+        if isinstance(item, dict)
+    ]
+
+
 # --- Library versions -----------------------------------------------------------------------------
 # qbittorrent-api 2024.3 and older (2024.2.59 included) has no torrents_stop/torrents_start and no `stopped`
 # add flag, the names qBittorrent 5.0 (Web API 2.11) gave pause/resume/paused, and no HTTPADAPTER_ARGS. Before
@@ -163,6 +185,7 @@ _LIBRARY_TAKES_ADAPTER_ARGS: Final = "HTTPADAPTER_ARGS" in inspect.signature(qbi
 # qbittorrent-api 2026.6+ takes qBittorrent 5.2's API key itself; older ones send it as an extra header.
 _LIBRARY_TAKES_API_KEY: Final = "api_key" in inspect.signature(qbittorrentapi.Client).parameters
 _STOP_RENAMED_IN_API: Final = (2, 11)
+_FETCH_METADATA_API: Final = (2, 11, 9)  # qBittorrent 5.2: a file list without adding the torrent
 _SESSION_COOKIE_PREFIX: Final = "QBT_SID_"  # qBittorrent 5.2+; older ones call it SID
 
 
@@ -236,6 +259,51 @@ def _stop_or_start(client: qbittorrentapi.Client, hashes: list[str], *, stop: bo
         client.torrents_pause(torrent_hashes=hashes)
     else:
         client.torrents_resume(torrent_hashes=hashes)
+
+
+def _request_metadata(client: qbittorrentapi.Client, magnet: str) -> str:
+    """Ask ``torrents/fetchMetadata`` (qBittorrent 5.2+) for a magnet's metadata; return its answer's text."""
+    answer = client._post(  # noqa: SLF001 - its generic request: older libraries lack the endpoint
+        _name="torrents", _method="fetchMetadata", data={"source": magnet.strip()}
+    )
+    return str(answer.text)
+
+
+def _wait_until_listed(client: qbittorrentapi.Client, info_hash: str) -> bool:
+    """Look for a torrent, soon then less often, for up to `ADD_LISTING_WAIT`; return whether it is listed."""
+    deadline = time.monotonic() + ADD_LISTING_WAIT
+    delay = 0.01
+    while not client.torrents_info(torrent_hashes=info_hash):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, ADD_LISTING_POLL)
+    return True
+
+
+def _ensure_magnet_listed(
+    client: qbittorrentapi.Client, info_hash: str, magnet: str | None, add_again: Callable[[], object]
+) -> None:
+    """Make sure qBittorrent 5.2+ lists a magnet it accepted, adding it again if it lost it; else raise.
+
+    qBittorrent answers ``torrents/add`` before it adds, and adding first cancels its own metadata fetch of
+    the magnet (``torrents/fetchMetadata``: ours, or anyone's). A fetch begun a moment before, whose
+    libtorrent torrent qBittorrent does not hold yet, is only forgotten: that hidden torrent stays in
+    libtorrent, which refuses the add as a duplicate, and every later add of the magnet the same way
+    (sessionimpl.cpp: cancelDownloadMetadata, addTorrent_impl). Asking for the metadata again makes
+    qBittorrent hold that torrent once more; an add that comes once it does removes it first, and is kept.
+    Before 5.2 (no such fetch) and for .torrent files, an accepted add is not looked at.
+    """
+    if magnet is None or _api_version(client) < _FETCH_METADATA_API or _wait_until_listed(client, info_hash):
+        return
+    for pause in ADD_AGAIN_PAUSES:
+        LOGGER.warning("qBittorrent accepted %s but did not add it; adding it again", info_hash)
+        _request_metadata(client, magnet)
+        time.sleep(pause)  # qBittorrent takes the hidden torrent back when it reads libtorrent's answer
+        add_again()
+        if _wait_until_listed(client, info_hash):
+            return
+    raise RequestRejectedError(SERVICE, "qBittorrent accepted the magnet but never listed it")
 
 
 class QBittorrentClient:
@@ -333,10 +401,12 @@ class QBittorrentClient:
         paused: bool = False,
         stop_at_metadata: bool = False,
     ) -> AddedTorrent:
-        """Add a magnet link; returns at once (metadata arrives later). Already present → that torrent.
+        """Add a magnet link; returns without waiting for its metadata. Already present → that torrent.
 
         A paused magnet never fetches its metadata; `stop_at_metadata` instead lets it run until the file
-        list is known and stops it before any data (qBittorrent's stop condition, 4.5+).
+        list is known and stops it before any data (qBittorrent's stop condition, 4.5+). On qBittorrent 5.2+
+        it returns once the magnet is listed (within milliseconds), added again if qBittorrent lost it to its
+        own metadata fetch (`_ensure_magnet_listed`).
         """
         info_hash = info_hash_from_magnet(magnet)
         if info_hash is None:
@@ -399,9 +469,7 @@ class QBittorrentClient:
                 return AddedTorrent(info_hash=added.info_hash, name=str(found[0].get("name") or added.name))
             return None
 
-        def add(client: qbittorrentapi.Client) -> AddedTorrent:
-            if present := existing(client):
-                return present
+        def send(client: qbittorrentapi.Client) -> bool:
             try:
                 result = client.torrents_add(
                     save_path=save_path,
@@ -413,7 +481,13 @@ class QBittorrentClient:
                 )
             except qbittorrentapi.Conflict409Error:  # 5.2+: nothing added, e.g. a duplicate
                 result = None
-            if _add_succeeded(result):
+            return _add_succeeded(result)
+
+        def add(client: qbittorrentapi.Client) -> AddedTorrent:
+            if present := existing(client):
+                return present
+            if send(client):
+                _ensure_magnet_listed(client, added.info_hash, source.get("urls"), partial(send, client))
                 return added
             # A refusal is often a duplicate that qBittorrent does not list yet: it lists new torrents a
             # moment after accepting them (an add just before, or someone else's).
@@ -461,6 +535,20 @@ class QBittorrentClient:
                 torrent_hash=info_hash.lower(), file_ids=wanted, priority=priority
             )
         )
+
+    async def async_fetch_metadata(self, magnet: str) -> list[dict[str, Any]] | None:
+        """Return a magnet's files, as ``torrents/files`` lists them, without adding it (qBittorrent 5.2+).
+
+        None when this qBittorrent cannot tell (older than 5.2), or does not have the metadata yet (it then
+        goes on fetching it in the background; `async_add_magnet` copes with an add that comes meanwhile).
+        """
+
+        def fetch(client: qbittorrentapi.Client) -> list[dict[str, Any]] | None:
+            if _api_version(client) < _FETCH_METADATA_API:
+                return None
+            return _metadata_files(_request_metadata(client, magnet))
+
+        return await self._run(fetch)
 
     async def async_sync_maindata(self, rid: int = 0) -> dict[str, Any]:
         """Return ``sync/maindata``: a full snapshot for rid 0 or an unknown rid, else the changes since."""

@@ -9,18 +9,20 @@ then decoded once in the executor within the limits of `read_torrent_file`; that
 safety check, the duplicate check and the add. The link may hold an indexer's API key: it is never logged
 nor put in an error.
 
-Safety before download: a .torrent is added paused, so qBittorrent lists its files a moment later (looked
-at quickly, then less often, for at most `FILE_LIST_WAIT`). A magnet is added with qBittorrent's stop
-condition "metadata received": it fetches the file list and stops before any data (a paused magnet would
-never fetch it). The turn does not wait for a magnet's metadata: unless qBittorrent already has its file
-list, the download is recorded as waiting and a background task finishes the check when the list arrives,
-so the answer comes at once. A torrent holding programs, scripts or shortcuts is removed and refused
-(`DangerousTorrentError` in the turn; from the background, news told at the next turn), so is one that is
-not what it claims (`safety.judge_contents`: `RefusedContentsError`, news `download_refused_fake`); a clean
-one has its samples, descriptions and extras set to priority 0 (never all its files), then is started. Until
-then (and if Home Assistant restarts meanwhile) the torrent stays stopped (paused, or by its stop condition),
-so nothing unchecked ever downloads. qBittorrent 5.2's `torrents/fetchMetadata` (a magnet's files without
-adding it) is not used: on qBittorrent 5.3.0 a magnet added after it was asked for sometimes never appeared.
+Safety before download: on qBittorrent 5.2+ a magnet's file list is asked for first
+(`torrents/fetchMetadata`, one look) and a bad one is refused without being added. Otherwise a .torrent is
+added paused, so qBittorrent lists its files a moment later (looked at quickly, then less often, for at most
+`FILE_LIST_WAIT`). A magnet is added with qBittorrent's stop condition "metadata received": it fetches the
+file list and stops before any data (a paused magnet would never fetch it). The turn does not wait for a
+magnet's metadata: unless qBittorrent already has its file list, the download is recorded as waiting and a
+background task finishes the check when the list arrives, so the answer comes at once. (qBittorrent 5.2+ can
+lose an add that comes just after its metadata fetch began; the client confirms the magnet is listed and adds
+it again if not: `QBittorrentClient.async_add_magnet`.) A torrent holding programs, scripts or shortcuts is
+removed and refused (`DangerousTorrentError` in the turn; from the background, news told at the next turn),
+so is one that is not what it claims (`safety.judge_contents`: `RefusedContentsError`, news
+`download_refused_fake`); a clean one has its samples, descriptions and extras set to priority 0 (never all
+its files), then is started. Until then (and if Home Assistant restarts meanwhile) the torrent stays stopped
+(paused, or by its stop condition), so nothing unchecked ever downloads.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from ..clients.bittorrent import (
     InvalidTorrentError,
     TorrentFile,
     info_hash_from_magnet,
+    magnet_name,
     read_torrent_file,
 )
 from ..clients.errors import AgentMediaClientError, CannotConnectError, RequestRejectedError
@@ -183,6 +186,27 @@ def _refuse_or_skip(name: str, files: list[dict[str, Any]], media: Mapping[str, 
     return list(judgement.skipped)
 
 
+async def _async_judge_before_adding(
+    qbittorrent: QBittorrentClient, magnet: str, media: Mapping[str, Any] | None
+) -> None:
+    """Refuse a bad magnet before it is added, when qBittorrent (5.2+) already has its file list.
+
+    One look: qBittorrent then goes on fetching the metadata in the background, and the stopped add that
+    follows checks what comes later.
+    """
+    try:
+        files = await qbittorrent.async_fetch_metadata(magnet)
+    except RequestRejectedError:
+        return  # a magnet it cannot read for metadata; the add says what is wrong
+    if files:
+        name = magnet_name(magnet) or str(info_hash_from_magnet(magnet))
+        try:
+            _refuse_or_skip(name, files, media)
+        except RequestRejectedError as err:
+            LOGGER.warning("Refused %s before adding it: %s", clip(name, MAX_NAME), err.detail)
+            raise
+
+
 async def _async_add_checked(
     qbittorrent: QBittorrentClient,
     link: str | None,
@@ -192,6 +216,8 @@ async def _async_add_checked(
 ) -> tuple[AddedTorrent, str]:
     """Add without downloading, check the file list when it comes in time, start; return the safety state."""
     existing = await _async_existing(qbittorrent, link, torrent)
+    if torrent is None and link is not None and existing is None:
+        await _async_judge_before_adding(qbittorrent, link, media)
     if torrent is not None:
         added = await qbittorrent.async_add_torrent_file(
             torrent, save_path=save_path, tags=(TORRENT_TAG,), paused=True
