@@ -296,6 +296,38 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 2 sezon 5 seria", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
     ("Pebble Garden Сезон 2 Выпуск 5", {"seasons": (2,), "episodes": (5,)}),
     ("Pioneer 60 Sezon 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),
+    # Typeset ranges with an en or em dash read as with a hyphen; the title keeps its dash.
+    ("Pebble Garden Season 1\u20133 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    ("Sintel 2010\u20132012 S01-S03", {"title": "Sintel", "year": 2010, "seasons": (1, 2, 3)}),
+    ("[Grp] Pebble Garden \u2014 05 [720p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    # "And" and "to" between seasons in other languages; an ordinal list before the season word.
+    ("Pebble Garden Temporadas 1 y 2", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden Staffel 1 bis 3 German", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    ("Pebble Garden Сезон 1 и 2", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden Seasons 1 thru 3", {"seasons": (1, 2, 3)}),
+    ("Pebble Garden 1ª e 2ª Temporada", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden 1-й и 2-й сезон", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden Season 1 E05", {"seasons": (1,), "episodes": (5,)}),
+    # A range before a Russian episode word, and a range "of" a count: a batch of a season.
+    ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
+    ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),
+    ("Pebble Garden 5 выпуск", {"title": "Pebble Garden", "episodes": (5,)}),
+    # A cartoon's half episode has a letter: "107a", "1x05b".
+    ("Pebble Garden - 107a - The Pebble (720p)", {"title": "Pebble Garden", "episodes": (107,)}),
+    ("Pebble.Garden.1x05b.The.Pebble", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
+    # Portuguese and English ranges after a dash: "215 ao 220", "05 to 08".
+    ("Pebble Garden - 215 ao 217 [720p]", {"title": "Pebble Garden", "episodes": (215, 216, 217)}),
+    ("Pebble Garden 10º Temporada - 215 ao 217", {"seasons": (10,), "episodes": (215, 216, 217)}),
+    # The season said again without its "S"; an "Ep" continues an "Ep".
+    ("Pebble.Garden.S06E01-06E02.720p", {"seasons": (6,), "episodes": (1, 2)}),
+    ("Pebble.Garden.S01.Ep05-Ep06.720p", {"seasons": (1,), "episodes": (5, 6)}),
+    # An episode after a season in brackets; British "Series 1-3".
+    ("[Grp] Pebble Garden (Season 3) - 02 [1080p]",
+     {"title": "Pebble Garden", "seasons": (3,), "episodes": (2,)}),
+    ("Pebble Garden Series 1-3 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    # A batch's range in brackets when every part of the name is: "[Grp][Title][01-12]".
+    ("[Grp][Pebble Garden][01-03][1080P][BDRip]", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("[Grp][ペブル/Pebble Garden][166-168TV][1080P]", {"episodes": (166, 167, 168)}),
 ]  # fmt: skip
 
 

@@ -13,12 +13,12 @@ from typing import Final
 from .scan import MASK, Scan, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
-# "S01E01-S01E03", "S01E01 to S01E03", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05", "2x05+2x06", and a
-# long-running soap's "Ep10718 - Ep10722".
+# "S01E01-S01E03", "S01E01 to S01E03", "S01E01-01E02", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05",
+# "2x05+2x06", "S01.Ep05-Ep06", and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
-    r"|(?:(?:-|[ ._]to[ ._])s(?P=season)e"
-    r"|[ ._]?[-+&,~]?[ ._]?e|[ ._](?:à|a|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|(?:(?:-|[ ._]to[ ._])s?(?P=season)e"
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -28,10 +28,11 @@ _SXXEYY_RE: Final = re.compile(
     re.IGNORECASE,
 )
 _CROSS_RE: Final = re.compile(
-    # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter.
+    # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter. A cartoon's half
+    # episode has a letter: "1x02a".
     r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
     r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
-    rf"{_MORE_EPISODES}(?![a-z0-9])",
+    rf"{_MORE_EPISODES}[ab]?(?![a-z0-9])",
     re.IGNORECASE,
 )
 # "S2-07", "S1 - 01": a one-digit season and an episode after a dash.
@@ -52,6 +53,10 @@ _SEASON_WORDS: Final = (
     # Dutch "Se.3 afl.3": a season only before an episode ("aflevering").
     r"sesong|kausi|évad|evad|sez[oó]na|série|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
 )
+# "and" and "to" in the languages that name seasons: "Temporadas 1 y 2", "Staffel 1 bis 3", "Сезон 1 и 2".
+_AND_WORDS: Final = r"y|e|et|und|en|и"
+_TO_WORDS: Final = r"bis|thru|through|al|ao|по"
+_SEASON_RANGE_WORDS: Final = frozenset({"-", "to", "a", "à", "bis", "thru", "through", "al", "ao", "по"})
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
 _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -62,7 +67,8 @@ _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORD
 # "Saisons 1 à 3".
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?"
+    rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._])"
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
@@ -77,16 +83,18 @@ _ORDINAL_SEASON_RE: Final = token(
     r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode|seria|odcinek)))",
     right="",
 )
-# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
+# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln"; two of them: "1ª e 2ª Temporada", "1-й и 2-й сезон".
 _ORDINAL_SEASON_RANGE_RE: Final = token(
-    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th)?[ ._]?(?:-|a|al|to|à)[ ._]?"
-    rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
+    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th|-й)?[ ._]?"
+    rf"(?P<separator>-|a|al|to|à|{_TO_WORDS}|{_AND_WORDS}|&|and)[ ._]?"
+    rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th|-й)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
     right=r"(?![a-z0-9])(?![ ._:]*\d)",
 )
-# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
+# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск"; a range of
+# them, as Russian trackers number a batch: "1-10 серии".
 _NUMBER_EPISODE_WORD_RE: Final = token(
-    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
-    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?:(?P<first>\d{1,4})[ ]?-[ ]?)?(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
+    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод)",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
 )
 _SEASON_RANGE_RE: Final = re.compile(
@@ -96,8 +104,10 @@ _SEASON_RANGE_RE: Final = re.compile(
     r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
     re.IGNORECASE,
 )
-# British "Series 2": a season.
-_SERIES_RE: Final = token(r"series[ ._](?P<season>[1-9]\d?)(?!\d)", right=r"(?![a-z0-9])")
+# British "Series 2": a season; "Series 1-3": three.
+_SERIES_RE: Final = token(
+    r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?", right=r"(?![a-z0-9])"
+)
 # "1xAll": the whole of season 1.
 _SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)")
 _SEASON_RE: Final = re.compile(
@@ -125,8 +135,8 @@ _EPISODES_SO_FAR_RE: Final = re.compile(
 _CAP_CODE_RE: Final = re.compile(
     r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
 )
-# "14 of 21", "1of4": an episode of a known number.
-_OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
+# "14 of 21", "1of4": an episode of a known number; "[1-10 из 20]": the first ten of twenty.
+_OF_RE: Final = token(r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
 # East Asian numbering: "第3話", "第23集", "第二季".
 _CJK_EPISODE_RE: Final = re.compile(
     r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
@@ -137,8 +147,10 @@ _CJK_SEASON_RE: Final = re.compile(
 )
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
+# "Title - 12", "Title - 12-13", "Title - 215 ao 220"; a cartoon's half episode: "Title - 107a".
 _DASH_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
+    r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|ao|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
 )
 _BARE_NUMBER_RE: Final = re.compile(
@@ -180,7 +192,9 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
     # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
     for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
-        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
+        first, last = int(match.group("first")), int(match.group("last"))
+        is_range = match.group("separator").lower() in _SEASON_RANGE_WORDS
+        seasons.extend(_season_range(first, last) if is_range else [first, last])
     for match in scan.every(_ORDINAL_SEASON_RE):
         seasons.append(int(match.group("first")))
         if not episodes:
@@ -193,7 +207,7 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             episodes.extend(_episode_after_season(scan, match.end()))  # "Season 2 - 08"
         for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
             number, separator = int(item.group(2)), (item.group(1) or "").lower()
-            is_range = separator in {"-", "to", "a", "à"}
+            is_range = separator in _SEASON_RANGE_WORDS
             seasons.extend(_season_range(seasons[-1], number) if is_range else [number])
     seasons.extend(int(match.group("season")) for match in scan.every(_SEASON_ALL_RE))
     for match in scan.every(_SEASON_RE):
@@ -211,30 +225,33 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
         )
     # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
     if not seasons and (series := scan.first(_SERIES_RE)):
-        seasons.append(int(series.group("season")))
+        seasons.extend(_season_range(int(series.group("season")), int(series.group("last") or 0)))
         if not episodes:
             episodes.extend(_episode_after_season(scan, series.end()))
     numbered = bool(episodes)
     for match in scan.every(_EPISODES_SO_FAR_RE) if wide else ():
         episodes.extend(() if numbered else range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
-        episodes.extend(() if numbered else [int(match.group("episode"))])
+        first, last = match.group("first"), match.group("episode")
+        episodes.extend(() if numbered else _episode_range(int(first), last) if first else [int(last)])
     for match in scan.every(_EPISODE_WORD_RE):
         plus = [int(number) for number in re.findall(r"\d+", match.group("plus") or "")]
         episodes.extend(
             () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
         )
     for match in scan.every(_OF_RE):
-        episodes.extend(() if numbered else [int(match.group("episode"))])
+        first, last = match.group("first"), match.group("episode")
+        episodes.extend(() if numbered else _episode_range(int(first), last) if first else [int(last)])
     for match in scan.every(_CJK_EPISODE_RE) if wide else ():
         episodes.extend(() if numbered else _cjk_episodes(match))
     return sorted(set(seasons)), list(dict.fromkeys(episodes))
 
 
+# A season in brackets may come first: "Title (Season 2) - 05".
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
-    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
+    r"[)\]]?(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
     r"(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._][(\[]?(?=\d{1,4} ?[-~] ?\d))"
-    r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])[)\]]?",
+    r"(?P<episode>\d{1,4})(?:v\d)?(?:(?:[ ]?[-~][ ]?|[ ](?:to|ao|al)[ ])(?P<last>\d{1,4}))?(?![\dpi])[)\]]?",
     re.IGNORECASE,
 )
 
@@ -260,13 +277,13 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(
-    r"(-|to|a|à|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE
+    rf"(-|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
 _EPISODE_ITEM_RE: Final = re.compile(r"([-+~]\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
 # The season said again in a range: "S01E01-S01E03".
-_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s\d{1,3}(?=e)", re.IGNORECASE)
+_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s?\d{1,3}(?=e)", re.IGNORECASE)
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
 _RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
 
@@ -337,7 +354,8 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
-        return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+        last = match.group("last") or match.group("last_word")
+        return [], _episode_range(int(match.group("episode")), last), start, stop
     if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not is_year(match.group(1)):
         scan.take(match, 0)
         episodes = _episode_range(int(match.group("episode")), match.group("last"))

@@ -323,6 +323,9 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
+        elif tag and _RANGE_TAG_RE.fullmatch(tag):
+            # A batch's range keeps its brackets, which tell it from a title's numbers: "[166-192TV]".
+            latin_tags.append(f"[{tag}]")
         elif tag and (_LATIN_RE.search(tag) or tag.strip().isdigit()):
             latin_tags.append(tag)
         text = text[match.end() :]
@@ -335,6 +338,7 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
+_RANGE_TAG_RE: Final = re.compile(r"\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE)
 _NON_LATIN_LEAD_RE: Final = re.compile(r"^[^\[\]a-z]+(?=\[)", re.IGNORECASE)
 _LATIN_WORD_TAG_RE: Final = re.compile(r"\[[^\]]*[a-z]{3}", re.IGNORECASE)
 

@@ -13,6 +13,8 @@ MASK: Final = "\x00"
 _L: Final = r"(?<![a-z0-9])"
 # The default end of a token: no letter or digit follows.
 WORD_END: Final = r"(?![a-z0-9])"
+# Typeset names write ranges with an en or em dash ("Season 1\u20133"): the finders read a hyphen there.
+_DASHES: Final = str.maketrans({"\u2013": "-", "\u2014": "-"})
 
 
 def token(pattern: str, *, right: str = WORD_END, flags: int = re.IGNORECASE) -> re.Pattern[str]:
@@ -32,7 +34,7 @@ class Scan:
     def __init__(self, text: str) -> None:
         """Start reading `text` with nothing taken."""
         self.text = text
-        self.masked = text
+        self.masked = text if text.isascii() else text.translate(_DASHES)
         self.ends: list[tuple[int, int]] = []  # (start, strength)
 
     def take(self, match: re.Match[str], strength: int = STRONG) -> None:
