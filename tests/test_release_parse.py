@@ -328,6 +328,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A batch's range in brackets when every part of the name is: "[Grp][Title][01-12]".
     ("[Grp][Pebble Garden][01-03][1080P][BDRip]", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
     ("[Grp][ペブル/Pebble Garden][166-168TV][1080P]", {"episodes": (166, 167, 168)}),
+    # The scene's packed double episodes before a TV source; two numbers that do not follow are no pair.
+    ("Pebble.Garden.10708.hdtv-grp.mp4", {"title": "Pebble Garden", "seasons": (1,), "episodes": (7, 8)}),
+    ("Pebble.Garden.010910.HDTV.x264-GRP", {"seasons": (1,), "episodes": (9, 10)}),
+    ("Pebble.Garden.12345.HDTV", {"seasons": (), "episodes": ()}),
+    # An episode code glued to its title.
+    ("PebbleGardenS01E05.720p", {"title": "PebbleGarden", "seasons": (1,), "episodes": (5,)}),
 ]  # fmt: skip
 
 

@@ -22,8 +22,10 @@ _MORE_EPISODES: Final = (
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
-    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713".
-    r"(?<![a-z0-9])[st] ?(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
+    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
+    # title: "SintelS01E02".
+    r"(?:(?<![a-z0-9])[st] ?|(?<=[a-z]{3})s)(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])"
+    r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
@@ -167,9 +169,12 @@ _BRACKETED_RANGE_RE: Final = re.compile(
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
-# "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec.
+# "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
+# scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
+# season 1's 9 and 10.
 _NUMBER_BEFORE_TV_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<number>\d{1,4})(?:v\d)?[ ._]+(?=(?:(?:480|576|720|1080)[pi][ ._]+(?=hdtv|pdtv|sdtv))?"
+    r"(?<=[ ._])(?P<number>\d{1,4}|\d{5,6}(?=[ ._]))(?:v\d)?[ ._]+"
+    r"(?=(?:(?:480|576|720|1080)[pi][ ._]+(?=hdtv|pdtv|sdtv))?"
     r"(?:hdtv|pdtv|sdtv|dsr|tvrip|hdtvrip|x264|h264|xvid)(?![a-z0-9]))",
     re.IGNORECASE,
 )
@@ -340,7 +345,7 @@ def _cjk_number(text: str) -> int:
     return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
-def bare_episode(  # noqa: PLR0911 - one return per form
+def bare_episode(
     scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None
 ) -> tuple[list[int], list[int], int, int]:
     """Read episodes numbered by a bare number when nothing else numbers them: (seasons, episodes, span).
@@ -384,6 +389,11 @@ def bare_episode(  # noqa: PLR0911 - one return per form
             start,
             min(match.start(), end),
         )
+    return _number_before_tv(scan, start, end)
+
+
+def _number_before_tv(scan: Scan, start: int, end: int) -> tuple[list[int], list[int], int, int]:
+    """Read "Title.307.HDTV" (season 3, episode 7), "Title.10708.HDTV" (season 1, episodes 7 and 8)."""
     match = next(
         (
             m
@@ -392,15 +402,22 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         ),
         None,
     )
-    if match and not re.fullmatch(r"(?:19|20)\d{2}", match.group("number")):  # "Blade.Runner.2049.HDTV"
-        digits = match.group("number")
-        cut = min(match.start(), end)
-        if len(digits) > 2:  # noqa: PLR2004 - one number for a season and an episode
-            scan.take(match)
-            return [int(digits[:-2])], [int(digits[-2:])], start, cut
-        if re.match(r"(?:hdtv|pdtv|sdtv|dsr|tvrip)", scan.text[match.end() :], re.IGNORECASE):
-            scan.take(match)
-            return [], [int(digits)], start, cut
+    if match is None or re.fullmatch(r"(?:19|20)\d{2}", match.group("number")):  # "Blade.Runner.2049.HDTV"
+        return [], [], start, end
+    digits = match.group("number")
+    cut = min(match.start(), end)
+    if len(digits) > 4:  # noqa: PLR2004 - a season and two episodes
+        season, first, second = int(digits[:-4]), int(digits[-4:-2]), int(digits[-2:])
+        if second != first + 1:
+            return [], [], start, end
+        scan.take(match)
+        return [season], [first, second], start, cut
+    if len(digits) > 2:  # noqa: PLR2004 - one number for a season and an episode
+        scan.take(match)
+        return [int(digits[:-2])], [int(digits[-2:])], start, cut
+    if re.match(r"(?:hdtv|pdtv|sdtv|dsr|tvrip)", scan.text[match.end() :], re.IGNORECASE):
+        scan.take(match)
+        return [], [int(digits)], start, cut
     return [], [], start, end
 
 
