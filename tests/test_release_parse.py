@@ -334,6 +334,20 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble.Garden.12345.HDTV", {"seasons": (), "episodes": ()}),
     # An episode code glued to its title.
     ("PebbleGardenS01E05.720p", {"title": "PebbleGarden", "seasons": (1,), "episodes": (5,)}),
+    # Ordinal seasons: Spanish, Portuguese and French endings, and in words; a list before the season word.
+    ("Pebble Garden 2da Temporada Completa", {"title": "Pebble Garden", "seasons": (2,)}),
+    ("Pebble Garden 2ème Saison FRENCH", {"title": "Pebble Garden", "seasons": (2,)}),
+    ("Pebble Garden The Complete First Season", {"title": "Pebble Garden", "seasons": (1,)}),
+    ("Pebble Garden Segunda Temporada", {"title": "Pebble Garden", "seasons": (2,)}),
+    ("Pebble Garden 1, 2, 3 сезон", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    # Ranges: a tilde or "Ep." again between episode words, Spanish "al", a Spanish code's dash.
+    ("Pebble Garden EP01~EP03", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden Ep.01 - Ep.03", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden S01E01 al E03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden [Cap.101-103]", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    # A zero-padded number after a season's is an episode, not another season.
+    ("Pebble Garden Season 1 01-03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden Season 1 2 3", {"seasons": (1, 2, 3), "episodes": ()}),
 ]  # fmt: skip
 
 

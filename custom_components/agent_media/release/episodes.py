@@ -18,7 +18,7 @@ from .scan import MASK, Scan, token
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]to[ ._])s?(?P=season)e"
-    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -72,25 +72,54 @@ _SEASON_WORD_RE: Final = token(
     r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?"
     rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._])"
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
-    r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
+    # A zero-padded number after a season's is an episode: "Season 1 01-12".
+    r"|[ ._](?!0)\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
     right=r"(?![a-z0-9])",
 )
+# Spanish, Portuguese and French ordinals: "1ra", "2da", "4to", "8va", "1er", "1ère", "2e", "2ème".
+_ORDINAL_ENDINGS: Final = r"ra|da|ta|ma|va|na|ro|do|to|vo|no|er|re|ère|ème|eme|e"
 # "2nd Season", "10 th season", "3º Temporada", "1a. Temporada", "2. Staffel", "5-й сезон", "2 сезон"; a
 # bare number before an English "Season" is part of the title ("24 Season 1-8").
 _ORDINAL_SEASON_RE: Final = token(
-    rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?P<first>\d{1,2})(?:(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)"  # noqa: RUF001 - letters of other scripts, on purpose
+    rf"|{_ORDINAL_ENDINGS})[ ._]?(?:{_SEASON_WORDS})"
     r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel)"  # noqa: RUF001 - letters of other scripts, on purpose
     # "Studio 60 Сезон 5": a season word with its own number after it.
     r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode|seria|odcinek)))",
     right="",
 )
-# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln"; two of them: "1ª e 2ª Temporada", "1-й и 2-й сезон".
+# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln"; a list: "1ª e 2ª Temporada", "1-й и 2-й сезон",
+# "1, 2, 3 сезон".
 _ORDINAL_SEASON_RANGE_RE: Final = token(
-    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th|-й)?[ ._]?"
-    rf"(?P<separator>-|a|al|to|à|{_TO_WORDS}|{_AND_WORDS}|&|and)[ ._]?"
+    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th|-й)?"
+    r"(?P<middle>(?:[ ]?,[ ]?\d{1,2}(?:º|°|ª|st|nd|rd|th|-й)?)*)[ ._]?"
+    rf"(?P<separator>-|a|al|to|à|{_TO_WORDS}|{_AND_WORDS}|&|and|,)[ ._]?"
     rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th|-й)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
     right=r"(?![a-z0-9])(?![ ._:]*\d)",
+)
+# "The Complete First Season", "Segunda Temporada", "Deuxième Saison".
+_ORDINAL_WORDS: Final = {
+    word: number
+    for number, words in enumerate(
+        (
+            ("first", "primera", "primeira", "première", "premiere"),
+            ("second", "segunda", "deuxième", "deuxieme", "seconde"),
+            ("third", "tercera", "terceira", "troisième", "troisieme"),
+            ("fourth", "cuarta", "quarta", "quatrième", "quatrieme"),
+            ("fifth", "quinta", "cinquième", "cinquieme"),
+            ("sixth", "sexta", "sixième", "sixieme"),
+            ("seventh", "séptima", "septima", "sétima", "setima", "septième", "septieme"),
+            ("eighth", "octava", "oitava", "huitième", "huitieme"),
+            ("ninth", "novena", "nona", "neuvième", "neuvieme"),
+            ("tenth", "décima", "decima", "dixième", "dixieme"),
+        ),
+        start=1,
+    )
+    for word in words
+}
+_ORDINAL_WORD_SEASON_RE: Final = token(
+    rf"(?P<word>{'|'.join(_ORDINAL_WORDS)})[ ._](?:season|temporada|saison|staffel)"
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск"; a range of
 # them, as Russian trackers number a batch: "1-10 серии".
@@ -121,10 +150,11 @@ _EPISODE_WORDS: Final = (
     r"эпизод|выпуски?|"
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
-# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12", Dutch "afl.3 en 4".
+# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "EP01~EP12", "Ep.01 - Ep.12", "Folge 5 von 12",
+# Dutch "afl.3 en 4".
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
+    r"(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?(?P<last>\d{1,4})"
     r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et)[ ._])e?\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
@@ -133,9 +163,10 @@ _EPISODE_WORD_RE: Final = token(
 _EPISODES_SO_FAR_RE: Final = re.compile(
     r"серии:?[ ]?(?P<count>\d{1,4})[ ]?(?:из|of|iz)[ ]?\d{1,4}", re.IGNORECASE
 )
-# Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]": episodes 2-4.
+# Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]", "[Cap.102-104]": episodes 2-4.
 _CAP_CODE_RE: Final = re.compile(
-    r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
+    r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:[_-](?:\d{1,2})?(?P<last>\d{2}))?(?!\d)",
+    re.IGNORECASE,
 )
 # "14 of 21", "1of4": an episode of a known number; "[1-10 из 20]": the first ten of twenty.
 _OF_RE: Final = token(r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
@@ -198,8 +229,12 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
     # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
     for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
         first, last = int(match.group("first")), int(match.group("last"))
-        is_range = match.group("separator").lower() in _SEASON_RANGE_WORDS
-        seasons.extend(_season_range(first, last) if is_range else [first, last])
+        middle = [int(number) for number in re.findall(r"\d+", match.group("middle"))]
+        is_range = not middle and match.group("separator").lower() in _SEASON_RANGE_WORDS
+        seasons.extend(_season_range(first, last) if is_range else [first, *middle, last])
+    seasons.extend(
+        _ORDINAL_WORDS[match.group("word").lower()] for match in scan.every(_ORDINAL_WORD_SEASON_RE)
+    )
     for match in scan.every(_ORDINAL_SEASON_RE):
         seasons.append(int(match.group("first")))
         if not episodes:
@@ -290,7 +325,7 @@ _EPISODE_ITEM_RE: Final = re.compile(r"([-+~]\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  
 # The season said again in a range: "S01E01-S01E03".
 _SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s?\d{1,3}(?=e)", re.IGNORECASE)
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
-_RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
+_RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|al|ao|to)(?![a-z])", re.IGNORECASE)
 
 
 def _episode_list(first: int, more: str) -> list[int]:
