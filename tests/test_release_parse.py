@@ -348,6 +348,13 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A zero-padded number after a season's is an episode, not another season.
     ("Pebble Garden Season 1 01-03", {"seasons": (1,), "episodes": (1, 2, 3)}),
     ("Pebble Garden Season 1 2 3", {"seasons": (1, 2, 3), "episodes": ()}),
+    # One file is one episode: two numbers ending its name are a season and an episode, not a range; an anime
+    # group's are a batch, and three numbers are a date.
+    ("Pebble Garden 03-20.mkv", {"title": "Pebble Garden", "seasons": (3,), "episodes": (20,)}),
+    ("Pebble.Garden.02.09.avi", {"title": "Pebble Garden", "seasons": (2,), "episodes": (9,)}),
+    ("[Grp] Pebble Garden 01-02.mkv", {"seasons": (), "episodes": (1, 2)}),
+    ("Pebble.Garden.18.09.00.avi", {"seasons": (), "episodes": ()}),
+    ("Pebble Garden 03-20", {"seasons": (), "episodes": ()}),
 ]  # fmt: skip
 
 

@@ -190,6 +190,11 @@ _BARE_NUMBER_RE: Final = re.compile(
     r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(\x00])| - )"
 )
+# A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
+# a date ("Title.18.09.00.avi").
+_FILE_SEASON_EPISODE_RE: Final = re.compile(
+    r"(?<=[ ._])(?<!\d[-._])(?P<season>\d{1,2})[-._](?P<episode>\d{2})$"
+)
 _BRACKETED_NUMBER_RE: Final = re.compile(
     r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
 )
@@ -380,8 +385,8 @@ def _cjk_number(text: str) -> int:
     return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
-def bare_episode(
-    scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None
+def bare_episode(  # noqa: PLR0911 - one return per form
+    scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None, is_file: bool
 ) -> tuple[list[int], list[int], int, int]:
     """Read episodes numbered by a bare number when nothing else numbers them: (seasons, episodes, span).
 
@@ -402,6 +407,10 @@ def bare_episode(
         # "003. Title - Episode Name": the title stops at the dash.
         dash = scan.text.find(" - ", match.end(), end)
         return [], episodes, match.end(), dash if dash > 0 else end
+    # "Title 03-20.mkv", "Title.02.09.avi": a file is one episode, not a range (an anime group's is a batch).
+    if is_file and not leading_group and (match := _FILE_SEASON_EPISODE_RE.search(scan.masked, start)):
+        scan.take(match)
+        return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BARE_NUMBER_RE.search(dash_head, start) if leading_group else None
     if match and not is_year(match.group("episode")):
         scan.take(match)

@@ -245,7 +245,9 @@ def parse_release(name: str) -> ParsedRelease:
     fake = dangerous_name_extension(text) is not None
     # A Blu-ray's stream file says its source when the name does not: "Title.S03E01.Episode.m2ts".
     disc_stream = _M2TS_RE.search(text) is not None
-    text = _GLUED_CODEC_RE.sub(".", _strip_extensions(text))
+    file_name = _strip_extensions(text)
+    is_file = len(file_name) < len(text)
+    text = _GLUED_CODEC_RE.sub(".", file_name)
     text, leading_group = _strip_prefixes(text)
     scan = Scan(text)
     scan.every(_CRC_RE)
@@ -267,7 +269,9 @@ def parse_release(name: str) -> ParsedRelease:
     season_year = next((season for season in seasons if is_year(str(season))), None)
     start, end, year = _title_span(scan, date_year or season_year, show=bool(seasons or episodes))
     if not seasons and not episodes:
-        seasons, episodes, start, end = bare_episode(scan, start, end, leading_group=leading_group, year=year)
+        seasons, episodes, start, end = bare_episode(
+            scan, start, end, leading_group=leading_group, year=year, is_file=is_file
+        )
     title = _clean_title(scan.text[start:end])
     source = _source(sources, end) or ("bluray" if disc_stream else None)
     return ParsedRelease(
