@@ -317,6 +317,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble.Garden.1x05b.The.Pebble", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
     # Portuguese and English ranges after a dash: "215 ao 220", "05 to 08".
     ("Pebble Garden - 215 ao 217 [720p]", {"title": "Pebble Garden", "episodes": (215, 216, 217)}),
+    ("Pebble Garden 215 ao 217", {"title": "Pebble Garden", "episodes": (215, 216, 217)}),
+    ("Pebble Garden - 12 to 14 [720p]", {"title": "Pebble Garden", "episodes": (12, 13, 14)}),
     ("Pebble Garden 10º Temporada - 215 ao 217", {"seasons": (10,), "episodes": (215, 216, 217)}),
     # The season said again without its "S"; an "Ep" continues an "Ep".
     ("Pebble.Garden.S06E01-06E02.720p", {"seasons": (6,), "episodes": (1, 2)}),

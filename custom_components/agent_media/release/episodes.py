@@ -168,6 +168,8 @@ _CAP_CODE_RE: Final = re.compile(
     r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:[_-](?:\d{1,2})?(?P<last>\d{2}))?(?!\d)",
     re.IGNORECASE,
 )
+# Portuguese "215 ao 220": episodes 215 to 220, with or without an episode word.
+_AO_RANGE_RE: Final = token(r"(?P<episode>\d{1,4})[ .]?ao[ .]?(?P<last>\d{1,4})")
 # "14 of 21", "1of4": an episode of a known number; "[1-10 из 20]": the first ten of twenty.
 _OF_RE: Final = token(r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
 # East Asian numbering: "第3話", "第23集", "第二季".
@@ -180,10 +182,10 @@ _CJK_SEASON_RE: Final = re.compile(
 )
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
-# "Title - 12", "Title - 12-13", "Title - 215 ao 220"; a cartoon's half episode: "Title - 107a".
+# "Title - 12", "Title - 12-13", "Title - 12 to 24"; a cartoon's half episode: "Title - 107a".
 _DASH_NUMBER_RE: Final = re.compile(
     r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
-    r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|ao|al)[ ](?P<last_word>\d{1,4}))?"
+    r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
 )
 _BARE_NUMBER_RE: Final = re.compile(
@@ -284,6 +286,8 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
         episodes.extend(
             () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
         )
+    for match in scan.every(_AO_RANGE_RE):
+        episodes.extend(() if numbered else _episode_range(int(match.group("episode")), match.group("last")))
     for match in scan.every(_OF_RE):
         first, last = match.group("first"), match.group("episode")
         episodes.extend(() if numbered else _episode_range(int(first), last) if first else [int(last)])
