@@ -228,6 +228,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A show's run dates it from its first year; a collection of films has no year.
     ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
     ("Sintel Collection 2001-2011 720p", {"year": None}),
+    # A run of years ends later: "2010 - 01" is a year and an anime's episode.
+    ("[Grp] Sintel 2010 - 01 [1080p]", {"title": "Sintel", "year": 2010, "episodes": (1,)}),
     ("(2010) Sintel - The Movie (DvdRip Ita Eng AC3 5.1)", {"title": "Sintel - The Movie", "year": 2010}),
     ("Sintel (2010) (2012 Remaster) 1080p", {"title": "Sintel", "year": 2010}),
     # Clean audio (a camera's picture with the sound taken apart), leaks and deleted scenes are trash.

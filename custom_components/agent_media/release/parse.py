@@ -77,7 +77,7 @@ _DATE_RE: Final = re.compile(
 _YEAR_RE: Final = re.compile(
     r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2})[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])", re.IGNORECASE
 )
-_YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?(?:(?:19|20)\d{2}|\d{2})(?![0-9])")
+_YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?((?:19|20)\d{2}|\d{2})(?![0-9])")
 _COMPLETE_RE: Final = token(
     r"complete|completa|completo|integrale?|intégrale|l'?int[ée]grale|coffret|collection|all[ ._]seasons"
 )
@@ -437,7 +437,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     starts with a marker ("[BD][1080p] Title") has its title in the first stretch of text between markers.
     """
     latest = dt.datetime.now(tz=dt.UTC).year + 1
-    ranges = list(_YEAR_RANGE_RE.finditer(scan.masked))
+    ranges = [match for match in _YEAR_RANGE_RE.finditer(scan.masked) if _is_run(match, latest)]
     years = [
         match
         for match in _YEAR_RE.finditer(scan.masked)
@@ -471,6 +471,18 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         if _clean_title(scan.text[run.start() : stop]):
             return run.start(), stop, year
     return 0, len(scan.text), year
+
+
+def _is_run(match: re.Match[str], latest: int) -> bool:
+    """Whether "1988-89" or "2010-2012" is a run of years: one that ends later, and not after next year.
+
+    "[Group] Title 2010 - 01" is a year and an episode.
+    """
+    first, last = int(match.group(1)), match.group(2)
+    end = int(last) if len(last) == 4 else first // 100 * 100 + int(last)  # noqa: PLR2004
+    if end <= first and len(last) == 2:  # noqa: PLR2004 - "1999-00" ends in the next century
+        end += 100
+    return first < end <= latest
 
 
 def _clean_title(text: str) -> str:
