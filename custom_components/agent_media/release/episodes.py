@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from typing import Final
 
-from .scan import MASK, Scan, token
+from .scan import MASK, Scan, hinted, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
 # "S01E01-S01E03", "S01E01 to S01E03", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05", "2x05+2x06", and a
@@ -27,23 +27,29 @@ _SXXEYY_RE: Final = re.compile(
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
-_CROSS_RE: Final = re.compile(
-    # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter.
-    r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
-    r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
-    rf"{_MORE_EPISODES}(?![a-z0-9])",
-    re.IGNORECASE,
+_CROSS_RE: Final = hinted(
+    re.compile(
+        # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter.
+        r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
+        r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
+        rf"{_MORE_EPISODES}(?![a-z0-9])",
+        re.IGNORECASE,
+    ),
+    ("x", "×", "х"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
 # "S2-07", "S1 - 01": a one-digit season and an episode after a dash.
-_SEASON_DASH_EPISODE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE
+_SEASON_DASH_EPISODE_RE: Final = hinted(
+    re.compile(r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE), ("-",)
 )
 # "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
 # dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
-_DOTTED_EPISODE_RE: Final = re.compile(
-    r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
-    r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
-    re.IGNORECASE,
+_DOTTED_EPISODE_RE: Final = hinted(
+    re.compile(
+        r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
+        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
+        re.IGNORECASE,
+    ),
+    (".",),
 )
 # "Title-02_17.avi": a season and an episode joined by an underscore, in a name not written with underscores.
 _UNDERSCORE_EPISODE_RE: Final = re.compile(r"(?<=[ .-])(?P<season>\d{1,2})_(?P<episode>\d{2})(?=[ .-]|$)")
@@ -52,6 +58,10 @@ _SEASON_WORDS: Final = (
     # Dutch "Se.3 afl.3": a season only before an episode ("aflevering").
     r"sesong|kausi|évad|evad|sez[oó]na|série|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
 )
+# What every season word above holds (see scan.hinted).
+_SEASON_HINTS: Final = (
+    "se", "sai", "tem", "stag", "staf", "sas", "säs", "sæs", "kausi", "évad", "evad", "sér", "сезон"
+)  # fmt: skip
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
 _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -67,6 +77,7 @@ _SEASON_WORD_RE: Final = token(
     r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
     right=r"(?![a-z0-9])",
+    hints=_SEASON_HINTS,
 )
 # "2nd Season", "10 th season", "3º Temporada", "1a. Temporada", "2. Staffel", "5-й сезон", "2 сезон"; a
 # bare number before an English "Season" is part of the title ("24 Season 1-8").
@@ -76,30 +87,37 @@ _ORDINAL_SEASON_RE: Final = token(
     # "Studio 60 Сезон 5": a season word with its own number after it.
     r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode|seria|odcinek)))",
     right="",
+    hints=_SEASON_HINTS,
 )
 # "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
 _ORDINAL_SEASON_RANGE_RE: Final = token(
     r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th)?[ ._]?(?:-|a|al|to|à)[ ._]?"
     rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
     right=r"(?![a-z0-9])(?![ ._:]*\d)",
+    hints=_SEASON_HINTS,
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
 _NUMBER_EPISODE_WORD_RE: Final = token(
     r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
     r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
+    hints=("сер", "seri", "rész", "resz", "bölüm", "bolum"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
-_SEASON_RANGE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
-    r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
-    r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
-    r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
-    re.IGNORECASE,
+_SEASON_RANGE_RE: Final = hinted(
+    re.compile(
+        r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
+        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
+        r"(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
+        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
+        r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
+        re.IGNORECASE,
+    ),
+    ("-", "to", "&", ",", "+"),
 )
 # British "Series 2": a season.
-_SERIES_RE: Final = token(r"series[ ._](?P<season>[1-9]\d?)(?!\d)", right=r"(?![a-z0-9])")
+_SERIES_RE: Final = token(r"series[ ._](?P<season>[1-9]\d?)(?!\d)", right=r"(?![a-z0-9])", hints=("series",))
 # "1xAll": the whole of season 1.
-_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)")
+_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)", hints=("xall",))
 _SEASON_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
 )
@@ -122,11 +140,15 @@ _EPISODES_SO_FAR_RE: Final = re.compile(
     r"серии:?[ ]?(?P<count>\d{1,4})[ ]?(?:из|of|iz)[ ]?\d{1,4}", re.IGNORECASE
 )
 # Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]": episodes 2-4.
-_CAP_CODE_RE: Final = re.compile(
-    r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
+_CAP_CODE_RE: Final = hinted(
+    re.compile(
+        r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)",
+        re.IGNORECASE,
+    ),
+    ("cap",),
 )
 # "14 of 21", "1of4": an episode of a known number.
-_OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
+_OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}", hints=("of", "iz", "из"))
 # East Asian numbering: "第3話", "第23集", "第二季".
 _CJK_EPISODE_RE: Final = re.compile(
     r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
