@@ -7,6 +7,9 @@ bench/parse.py, not asserted here.
 from __future__ import annotations
 
 from dataclasses import asdict
+import re
+import re._constants as sre  # the parse tree of a pattern, to check its hints
+import re._parser as sre_parse
 from typing import Any
 
 import pytest
@@ -16,6 +19,7 @@ from custom_components.agent_media.release import (
     RESOLUTIONS,
     normalize_resolution,
     parse_release,
+    scan,
 )
 
 # (release name, the fields it must parse to)
@@ -359,6 +363,20 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Pebble Garden 01-02.mkv", {"seasons": (), "episodes": (1, 2)}),
     ("Pebble.Garden.18.09.00.avi", {"seasons": (), "episodes": ()}),
     ("Pebble Garden 03-20", {"seasons": (), "episodes": ()}),
+    # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
+    ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
+    ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),
+    ("Sintel (2010) Full HD LPCM 2.0", {"resolution": "1080p", "audio": ("LPCM", "2.0")}),
+    (
+        "Sintel.2010.2160p.WEB-DL.DV.HDR10+.AV1.TrueHD.Atmos.7.1",
+        {"codec": "av1", "hdr": ("DV", "HDR10+"), "audio": ("TrueHD", "Atmos", "7.1")},
+    ),
+    (
+        "Big.Buck.Bunny.2008.2160p.UHD.BluRay.DoVi.HDR10.DTS-HD.MA.5.1.x265",
+        {"title": "Big Buck Bunny", "codec": "hevc", "hdr": ("DV", "HDR10"), "audio": ("DTS-HD MA", "5.1")},
+    ),
+    ("Tears.of.Steel.2012.2160p.BluRay.HDR.DTS-HD.5.1", {"hdr": ("HDR",), "audio": ("DTS-HD", "5.1")}),
+    ("Tears.of.Steel.2012.1080p.BluRay.DTS-X.7.1.x264", {"codec": "avc", "audio": ("DTS-X", "7.1")}),
 ]  # fmt: skip
 
 
@@ -390,3 +408,55 @@ def test_odd_names_give_a_result(name: str) -> None:
 )
 def test_normalize_resolution(said: str, resolution: str | None) -> None:
     assert normalize_resolution(said) == resolution
+
+
+NAMES = [name for name, _ in CASES + GENERAL_CASES]
+HINTED = [pattern for pattern, _ in scan._HINTS.values()]
+_GAP = "\x01"  # stands for text no hint can be read across
+_MOST_EXPANSIONS = 200_000
+
+
+def _expansions(items: Any) -> list[str]:
+    """What a parsed pattern can match, folded, with a gap for each part that is not a fixed letter.
+
+    Sound for checking hints: a hint found in an expansion is in every text the same choices match.
+    """
+    results = [""]
+    for op, value in items:
+        if op is sre.LITERAL:
+            parts = [scan.fold(chr(value))]
+        elif op is sre.SUBPATTERN:
+            parts = _expansions(value[-1])
+        elif op is sre.BRANCH:
+            parts = [text for alternative in value[1] for text in _expansions(alternative)]
+        elif op in {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}:
+            least, most, inner = value
+            parts = [text + (_GAP if most > 1 else "") for text in _expansions(inner)] if least else [_GAP]
+        elif op is sre.IN and all(kind is sre.LITERAL for kind, _ in value):
+            parts = [scan.fold(chr(code)) for _, code in value]
+        elif op in {sre.AT, sre.ASSERT, sre.ASSERT_NOT}:
+            parts = [""]  # takes no text
+        else:
+            parts = [_GAP]
+        results = [head + part for head in results for part in set(parts)]
+        assert len(results) <= _MOST_EXPANSIONS, "too many ways to match to check"
+    return results
+
+
+@pytest.mark.parametrize(("pattern", "hints"), scan._HINTS.values(), ids=[p.pattern[:40] for p in HINTED])
+def test_every_match_holds_one_of_its_patterns_hints(
+    pattern: re.Pattern[str], hints: tuple[str, ...]
+) -> None:
+    """A pattern runs only on names holding one of its hints: any text it can match holds one."""
+    expansions = _expansions(sre_parse.parse(pattern.pattern, pattern.flags))
+    assert [text for text in expansions if not any(hint in text for hint in hints)] == []
+    matched = [match.group(0) for name in NAMES for match in pattern.finditer(name)]
+    assert matched, "no test name exercises this pattern"
+    assert [text for text in matched if not any(hint in scan.fold(text) for hint in hints)] == []
+
+
+def test_hints_change_no_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test name reads the same when every pattern runs on every name."""
+    with_hints = [parse_release(name) for name in NAMES]
+    monkeypatch.setattr(scan, "_HINTS", {})
+    assert [parse_release(name) for name in NAMES] == with_hints

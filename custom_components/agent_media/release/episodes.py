@@ -10,7 +10,7 @@ import datetime as dt
 import re
 from typing import Final
 
-from .scan import MASK, Scan, token
+from .scan import MASK, Scan, hinted, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
 # "S01E01-S01E03", "S01E01 to S01E03", "S01E01-01E02", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05",
@@ -29,24 +29,30 @@ _SXXEYY_RE: Final = re.compile(
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
-_CROSS_RE: Final = re.compile(
-    # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter. A cartoon's half
-    # episode has a letter: "1x02a".
-    r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
-    r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
-    rf"{_MORE_EPISODES}[ab]?(?![a-z0-9])",
-    re.IGNORECASE,
+_CROSS_RE: Final = hinted(
+    re.compile(
+        # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter. A cartoon's half
+        # episode has a letter: "1x02a".
+        r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
+        r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
+        rf"{_MORE_EPISODES}[ab]?(?![a-z0-9])",
+        re.IGNORECASE,
+    ),
+    ("x", "×", "х"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
 # "S2-07", "S1 - 01": a one-digit season and an episode after a dash.
-_SEASON_DASH_EPISODE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE
+_SEASON_DASH_EPISODE_RE: Final = hinted(
+    re.compile(r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE), ("-",)
 )
 # "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
 # dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
-_DOTTED_EPISODE_RE: Final = re.compile(
-    r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
-    r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
-    re.IGNORECASE,
+_DOTTED_EPISODE_RE: Final = hinted(
+    re.compile(
+        r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
+        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
+        re.IGNORECASE,
+    ),
+    (".",),
 )
 # "Title-02_17.avi": a season and an episode joined by an underscore, in a name not written with underscores.
 _UNDERSCORE_EPISODE_RE: Final = re.compile(r"(?<=[ .-])(?P<season>\d{1,2})_(?P<episode>\d{2})(?=[ .-]|$)")
@@ -55,6 +61,10 @@ _SEASON_WORDS: Final = (
     # Dutch "Se.3 afl.3": a season only before an episode ("aflevering").
     r"sesong|kausi|évad|evad|sez[oó]na|série|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
 )
+# What every season word above holds (see scan.hinted).
+_SEASON_HINTS: Final = (
+    "se", "sai", "tem", "stag", "staf", "sas", "säs", "sæs", "kausi", "évad", "evad", "sér", "сезон"
+)  # fmt: skip
 # "and" and "to" in the languages that name seasons: "Temporadas 1 y 2", "Staffel 1 bis 3", "Сезон 1 и 2".
 _AND_WORDS: Final = r"y|e|et|und|en|и"
 _TO_WORDS: Final = r"bis|thru|through|al|ao|по"
@@ -76,6 +86,7 @@ _SEASON_WORD_RE: Final = token(
     r"|[ ._](?!0)\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
     right=r"(?![a-z0-9])",
+    hints=_SEASON_HINTS,
 )
 # Spanish, Portuguese and French ordinals: "1ra", "2da", "4to", "8va", "1er", "1ère", "2e", "2ème".
 _ORDINAL_ENDINGS: Final = r"ra|da|ta|ma|va|na|ro|do|to|vo|no|er|re|ère|ème|eme|e"
@@ -88,6 +99,7 @@ _ORDINAL_SEASON_RE: Final = token(
     # "Studio 60 Сезон 5": a season word with its own number after it.
     r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode|seria|odcinek)))",
     right="",
+    hints=_SEASON_HINTS,
 )
 # "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln"; a list: "1ª e 2ª Temporada", "1-й и 2-й сезон",
 # "1, 2, 3 сезон".
@@ -97,6 +109,7 @@ _ORDINAL_SEASON_RANGE_RE: Final = token(
     rf"(?P<separator>-|a|al|to|à|{_TO_WORDS}|{_AND_WORDS}|&|and|,)[ ._]?"
     rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th|-й)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
     right=r"(?![a-z0-9])(?![ ._:]*\d)",
+    hints=_SEASON_HINTS,
 )
 # "The Complete First Season", "Segunda Temporada", "Deuxième Saison".
 _ORDINAL_WORDS: Final = {
@@ -119,7 +132,8 @@ _ORDINAL_WORDS: Final = {
     for word in words
 }
 _ORDINAL_WORD_SEASON_RE: Final = token(
-    rf"(?P<word>{'|'.join(_ORDINAL_WORDS)})[ ._](?:season|temporada|saison|staffel)"
+    rf"(?P<word>{'|'.join(_ORDINAL_WORDS)})[ ._](?:season|temporada|saison|staffel)",
+    hints=("season", "temporada", "saison", "staffel"),
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск"; a range of
 # them, as Russian trackers number a batch: "1-10 серии".
@@ -127,20 +141,27 @@ _NUMBER_EPISODE_WORD_RE: Final = token(
     r"(?:(?P<first>\d{1,4})[ ]?-[ ]?)?(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
     r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод)",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
+    hints=("сер", "seri", "rész", "resz", "bölüm", "bolum", "выпуск", "эпизод"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
-_SEASON_RANGE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
-    r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
-    r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
-    r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
-    re.IGNORECASE,
+_SEASON_RANGE_RE: Final = hinted(
+    re.compile(
+        r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
+        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
+        r"(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
+        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
+        r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
+        re.IGNORECASE,
+    ),
+    ("-", "to", "&", ",", "+"),
 )
 # British "Series 2": a season; "Series 1-3": three.
 _SERIES_RE: Final = token(
-    r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?", right=r"(?![a-z0-9])"
+    r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
+    right=r"(?![a-z0-9])",
+    hints=("series",),
 )
 # "1xAll": the whole of season 1.
-_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)")
+_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)", hints=("xall",))
 _SEASON_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
 )
@@ -164,14 +185,20 @@ _EPISODES_SO_FAR_RE: Final = re.compile(
     r"серии:?[ ]?(?P<count>\d{1,4})[ ]?(?:из|of|iz)[ ]?\d{1,4}", re.IGNORECASE
 )
 # Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]", "[Cap.102-104]": episodes 2-4.
-_CAP_CODE_RE: Final = re.compile(
-    r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:[_-](?:\d{1,2})?(?P<last>\d{2}))?(?!\d)",
-    re.IGNORECASE,
+_CAP_CODE_RE: Final = hinted(
+    re.compile(
+        r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:[_-](?:\d{1,2})?(?P<last>\d{2}))?(?!\d)",
+        re.IGNORECASE,
+    ),
+    ("cap",),
 )
 # Portuguese "215 ao 220": episodes 215 to 220, with or without an episode word.
-_AO_RANGE_RE: Final = token(r"(?P<episode>\d{1,4})[ .]?ao[ .]?(?P<last>\d{1,4})")
+_AO_RANGE_RE: Final = token(r"(?P<episode>\d{1,4})[ .]?ao[ .]?(?P<last>\d{1,4})", hints=("ao",))
 # "14 of 21", "1of4": an episode of a known number; "[1-10 из 20]": the first ten of twenty.
-_OF_RE: Final = token(r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
+_OF_RE: Final = token(
+    r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}",
+    hints=("of", "iz", "из"),
+)
 # East Asian numbering: "第3話", "第23集", "第二季".
 _CJK_EPISODE_RE: Final = re.compile(
     r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
