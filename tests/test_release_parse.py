@@ -363,6 +363,13 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Pebble Garden 01-02.mkv", {"seasons": (), "episodes": (1, 2)}),
     ("Pebble.Garden.18.09.00.avi", {"seasons": (), "episodes": ()}),
     ("Pebble Garden 03-20", {"seasons": (), "episodes": ()}),
+    # Polish "odc." and Czech "díl" number episodes.
+    ("Pebble Garden Sezon 1 odc. 5", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden 5. díl", {"title": "Pebble Garden", "episodes": (5,)}),
+    # An anime's zero-padded episode right after its season; a volume of discs is no episode.
+    ("[Grp] Pebble Garden 2nd Season 05 [1080p]",
+     {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
+    ("[Grp] Pebble Garden Vol.2 [BD 1080p]", {"episodes": ()}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

@@ -135,13 +135,13 @@ _ORDINAL_WORD_SEASON_RE: Final = token(
     rf"(?P<word>{'|'.join(_ORDINAL_WORDS)})[ ._](?:season|temporada|saison|staffel)",
     hints=("season", "temporada", "saison", "staffel"),
 )
-# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск"; a range of
-# them, as Russian trackers number a batch: "1-10 серии".
+# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск", "5. díl"; a
+# range of them, as Russian trackers number a batch: "1-10 серии".
 _NUMBER_EPISODE_WORD_RE: Final = token(
     r"(?:(?P<first>\d{1,4})[ ]?-[ ]?)?(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
-    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод)",  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод|díl)",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
-    hints=("сер", "seri", "rész", "resz", "bölüm", "bolum", "выпуск", "эпизод"),  # noqa: RUF001 - letters of other scripts, on purpose
+    hints=("сер", "seri", "rész", "resz", "bölüm", "bolum", "выпуск", "эпизод", "díl"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _SEASON_RANGE_RE: Final = hinted(
     re.compile(
@@ -167,7 +167,8 @@ _SEASON_RE: Final = re.compile(
 )
 _EPISODE_WORDS: Final = (
     r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
-    r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
+    # Polish "odc." and Czech "díl" are short for an episode.
+    r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|odc|díl|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
     r"эпизод|выпуски?|"
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
@@ -215,8 +216,10 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
 )
+# A volume of discs is no episode: "[Group] Title Vol.2 [BD]".
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )"
+    r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(\x00])| - )"
 )
 # A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
@@ -339,6 +342,10 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
     """
     after = _AFTER_SEASON_EPISODE_RE.match(scan.masked, end)
     if after is None:
+        # An anime's zero-padded episode right after its season: "[Group] Title 2nd Season 05 [1080p]".
+        if padded := _PADDED_EPISODE_RE.match(scan.masked, end):
+            scan.take(padded)
+            return [int(padded.group("episode"))]
         return []
     if after.group("year"):  # the year is left to the year finder
         past_year = _AFTER_SEASON_EPISODE_RE.match(scan.masked, after.end("year"))
@@ -349,6 +356,7 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
     return _episode_range(int(after.group("episode")), after.group("last"))
 
 
+_PADDED_EPISODE_RE: Final = re.compile(r"[ ._](?P<episode>0\d{1,2})(?![\dpi])(?=[ ._\[(]|$)")
 _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
