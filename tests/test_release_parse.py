@@ -370,6 +370,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Pebble Garden 2nd Season 05 [1080p]",
      {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
     ("[Grp] Pebble Garden Vol.2 [BD 1080p]", {"episodes": ()}),
+    # East Asian seasons and episodes: a range of seasons, Korean "시즌" (season) and "화" (episode).
+    ("Pebble Garden 第1-3季", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    ("Pebble Garden 시즌2 5화", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

@@ -200,13 +200,15 @@ _OF_RE: Final = token(
     r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}",
     hints=("of", "iz", "из"),
 )
-# East Asian numbering: "第3話", "第23集", "第二季".
+# East Asian numbering: "第3話", "第23集", Korean "5화"; seasons "第二季", "第1-3季", "시즌 2".
 _CJK_EPISODE_RE: Final = re.compile(
-    r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
+    r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]"
+    r"|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集화회]"
     r"|全([0-9]{1,4})[話话集]"
 )
 _CJK_SEASON_RE: Final = re.compile(
-    r"第([0-9一二三四五六七八九十]+)[季期]|シーズン([0-9]+)|(?<![0-9])([0-9]{1,2})期"
+    r"第([0-9一二三四五六七八九十]+)(?:[-~]([0-9]{1,2}))?[季期]"
+    r"|(?:シーズン|시즌) ?([0-9]+)|(?<![0-9])([0-9]{1,2})期"
 )
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
@@ -298,7 +300,11 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
     wide = not scan.text.isascii()
     if wide:
         seasons.extend(
-            _cjk_number(next(filter(None, match.groups()))) for match in scan.every(_CJK_SEASON_RE)
+            season
+            for match in scan.every(_CJK_SEASON_RE)
+            for season in _season_range(
+                _cjk_number(match.group(1) or match.group(3) or match.group(4)), int(match.group(2) or 0)
+            )
         )
     # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
     if not seasons and (series := scan.first(_SERIES_RE)):
