@@ -373,6 +373,14 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # East Asian seasons and episodes: a range of seasons, Korean "시즌" (season) and "화" (episode).
     ("Pebble Garden 第1-3季", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
     ("Pebble Garden 시즌2 5화", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
+    # A name all in brackets keeps its numbering's: "[Group][Title][01][GB]", after a season too.
+    ("[Grp][Pebble Garden][01][GB][1080P]", {"title": "Pebble Garden", "episodes": (1,)}),
+    ("[Grp][ペブル][Pebble Garden][第01话][1080P]", {"title": "Pebble Garden", "episodes": (1,)}),
+    ("[Grp][Pebble Garden S2][01][1080P]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
+    ("[Grp][Pebble Garden 第二季][01][1080P]", {"seasons": (2,), "episodes": (1,)}),
+    ("【Grp】Pebble Garden - 01【1080P】", {"title": "Pebble Garden", "episodes": (1,)}),
+    # No range of seasons runs backwards: "S02 - 01" is season 2's first episode.
+    ("[Grp] Pebble Garden S02 - 01 [1080p]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

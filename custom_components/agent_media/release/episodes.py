@@ -216,13 +216,13 @@ _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6
 _DASH_NUMBER_RE: Final = re.compile(
     r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
-    r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
+    r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
 # A volume of discs is no episode: "[Group] Title Vol.2 [BD]".
 _BARE_NUMBER_RE: Final = re.compile(
     r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )"
     r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
-    r"(?=[ ._]*(?:$|[\[(\x00])| - )"
+    r"(?=[ ._]*(?:$|[\[(【\x00])| - )"
 )
 # A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
 # a date ("Title.18.09.00.avi").
@@ -250,8 +250,17 @@ _NUMBER_BEFORE_TV_RE: Final = re.compile(
 )
 
 
-def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C901, PLR0912 - one flat list of forms
+def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:
     """Read the seasons and the episodes a name numbers ("S01E02", "Season 1-3", "Episode 5", "第3話")."""
+    seasons, episodes = _episode_codes(scan)
+    _season_forms(scan, seasons, episodes)
+    # Episode words are taken even when a code numbers the episodes ("S01E05 - Ep. 5").
+    words = _episode_words(scan)
+    return sorted(set(seasons)), list(dict.fromkeys(episodes or words))
+
+
+def _episode_codes(scan: Scan) -> tuple[list[int], list[int]]:
+    """Read codes that number a season and its episodes: "S01E02", "1x02", "S2-07", "[5.134]", "[Cap.102]"."""
     seasons: list[int] = []
     episodes: list[int] = []
     forms = (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE)
@@ -260,12 +269,18 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             seasons.append(int(match.group("season")))
             episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))
         if episodes:
-            break
-    if not episodes:
-        for match in scan.every(_CAP_CODE_RE):
-            seasons.append(int(match.group("season")))
-            episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
-    # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
+            return seasons, episodes
+    for match in scan.every(_CAP_CODE_RE):
+        seasons.append(int(match.group("season")))
+        episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
+    return seasons, episodes
+
+
+def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None:  # noqa: C901, PLR0912 - one flat list of forms
+    """Add the seasons words name ("Season 1-3", "2nd Season", "S01-S03"), and an episode right after one.
+
+    The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
+    """
     for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
         first, last = int(match.group("first")), int(match.group("last"))
         middle = [int(number) for number in re.findall(r"\d+", match.group("middle"))]
@@ -279,7 +294,12 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
         if not episodes:
             episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
-        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
+        first, last = int(match.group("first")), int(match.group("last"))
+        if last <= first and not episodes and "s" not in match.group(0)[1:].lower():
+            seasons.append(first)  # "[Group] Title S02 - 01": no range runs backwards, an episode follows
+            episodes.append(last)
+        else:
+            seasons.extend(_season_range(first, last))
     for match in scan.every(_SEASON_WORD_RE):
         seasons.append(_season_number(match.group("first")))
         if not episodes:
@@ -297,39 +317,38 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             scan.take(after)  # "Title S02 03": the season's third episode
             episodes.append(int(after.group("episode")))
     # Forms in other scripts are only looked for in names that have some: most names are ASCII.
-    wide = not scan.text.isascii()
-    if wide:
-        seasons.extend(
-            season
-            for match in scan.every(_CJK_SEASON_RE)
-            for season in _season_range(
-                _cjk_number(match.group(1) or match.group(3) or match.group(4)), int(match.group(2) or 0)
-            )
-        )
+    for match in scan.every(_CJK_SEASON_RE) if not scan.text.isascii() else ():
+        first = _cjk_number(match.group(1) or match.group(3) or match.group(4))
+        seasons.extend(_season_range(first, int(match.group(2) or 0)))
+        if not episodes:
+            episodes.extend(_episode_after_season(scan, match.end()))  # "[Group][Title 第二季][01]"
     # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
     if not seasons and (series := scan.first(_SERIES_RE)):
         seasons.extend(_season_range(int(series.group("season")), int(series.group("last") or 0)))
         if not episodes:
             episodes.extend(_episode_after_season(scan, series.end()))
-    numbered = bool(episodes)
+
+
+def _episode_words(scan: Scan) -> list[int]:
+    """Take the episodes that words number: "Episode 5", "24 серия", "215 ao 220", "3 of 6", "第3話"."""
+    episodes: list[int] = []
+    wide = not scan.text.isascii()
     for match in scan.every(_EPISODES_SO_FAR_RE) if wide else ():
-        episodes.extend(() if numbered else range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
+        episodes.extend(range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
         first, last = match.group("first"), match.group("episode")
-        episodes.extend(() if numbered else _episode_range(int(first), last) if first else [int(last)])
+        episodes.extend(_episode_range(int(first), last) if first else [int(last)])
     for match in scan.every(_EPISODE_WORD_RE):
         plus = [int(number) for number in re.findall(r"\d+", match.group("plus") or "")]
-        episodes.extend(
-            () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
-        )
+        episodes.extend([*_episode_range(int(match.group("episode")), match.group("last")), *plus])
     for match in scan.every(_AO_RANGE_RE):
-        episodes.extend(() if numbered else _episode_range(int(match.group("episode")), match.group("last")))
+        episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
     for match in scan.every(_OF_RE):
         first, last = match.group("first"), match.group("episode")
-        episodes.extend(() if numbered else _episode_range(int(first), last) if first else [int(last)])
+        episodes.extend(_episode_range(int(first), last) if first else [int(last)])
     for match in scan.every(_CJK_EPISODE_RE) if wide else ():
-        episodes.extend(() if numbered else _cjk_episodes(match))
-    return sorted(set(seasons)), list(dict.fromkeys(episodes))
+        episodes.extend(_cjk_episodes(match))
+    return episodes
 
 
 # A season in brackets may come first: "Title (Season 2) - 05".
@@ -362,9 +381,13 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
     return _episode_range(int(after.group("episode")), after.group("last"))
 
 
-_PADDED_EPISODE_RE: Final = re.compile(r"[ ._](?P<episode>0\d{1,2})(?![\dpi])(?=[ ._\[(]|$)")
+_PADDED_EPISODE_RE: Final = re.compile(
+    r"[ ._](?P<open>[\[(])?(?P<episode>0\d{1,2})(?(open)[\])])(?![\dpi])(?=[ ._\[(]|$)"
+)
+# "Title S02 03", and in brackets as the whole name is: "[Group][Title S2][03]".
 _SEASON_BARE_EPISODE_RE: Final = re.compile(
-    r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
+    r"[ ._](?P<open>\[)?(?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?(open)\])"
+    r"(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(
     rf"(-|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE

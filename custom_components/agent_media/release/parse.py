@@ -407,10 +407,10 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
-        elif tag and _RANGE_TAG_RE.fullmatch(tag):
-            # A batch's range keeps its brackets, which tell it from a title's numbers: "[166-192TV]".
+        elif tag and _NUMBER_TAG_RE.fullmatch(tag):
+            # Numbering keeps its brackets, which tell it from a title's: "[01]", "[166-192TV]", "[第01话]".
             latin_tags.append(f"[{tag}]")
-        elif tag and (_LATIN_RE.search(tag) or tag.strip().isdigit()):
+        elif tag and _LATIN_RE.search(tag):
             latin_tags.append(tag)
         text = text[match.end() :]
         # "【Group】★Note★[Sintel][01]": a note in another script before the bracketed title.
@@ -422,7 +422,9 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
-_RANGE_TAG_RE: Final = re.compile(r"\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE)
+_NUMBER_TAG_RE: Final = re.compile(
+    r"第?\d{1,4}(?:v\d)?[話话集回]?|\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE
+)
 _NON_LATIN_LEAD_RE: Final = re.compile(r"^[^\[\]a-z]+(?=\[)", re.IGNORECASE)
 _LATIN_WORD_TAG_RE: Final = re.compile(r"\[[^\]]*[a-z]{3}", re.IGNORECASE)
 
