@@ -379,6 +379,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp][Pebble Garden S2][01][1080P]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
     ("[Grp][Pebble Garden 第二季][01][1080P]", {"seasons": (2,), "episodes": (1,)}),
     ("【Grp】Pebble Garden - 01【1080P】", {"title": "Pebble Garden", "episodes": (1,)}),
+    # A range between two whole codes, with a tilde or a "to" word; Spanish "y" lists episodes.
+    ("Pebble Garden S01E01 ~ S01E03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden [1x01 al 1x03]", {"title": "Pebble Garden", "seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden 1x01 y 1x02", {"seasons": (1,), "episodes": (1, 2)}),
+    ("Pebble Garden Episodios 1 y 2", {"episodes": (1, 2)}),
     # No range of seasons runs backwards: "S02 - 01" is season 2's first episode.
     ("[Grp] Pebble Garden S02 - 01 [1080p]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).

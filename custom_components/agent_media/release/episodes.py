@@ -13,11 +13,12 @@ from typing import Final
 from .scan import MASK, Scan, hinted, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
-# "S01E01-S01E03", "S01E01 to S01E03", "S01E01-01E02", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05",
+# "S01E01-S01E03", "S01E01 to S01E03", "S01E01 ~ S01E12", "1x01 al 1x10", "S01E01-01E02", "E05,E06",
+# "E05 and E06", "E01~E05", "1x01~1x05",
 # "2x05+2x06", "S01.Ep05-Ep06", and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
-    r"|(?:(?:-|[ ._]to[ ._])s?(?P=season)e"
+    r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
@@ -177,7 +178,7 @@ _EPISODE_WORDS: Final = (
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
     r"(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?(?P<last>\d{1,4})"
-    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et)[ ._])e?\d{1,3}(?!\d))+))?"
+    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -396,7 +397,7 @@ _SEASON_ITEM_RE: Final = re.compile(
 _LONGEST_RANGE: Final = 2000
 _EPISODE_ITEM_RE: Final = re.compile(r"([-+~]\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
 # The season said again in a range: "S01E01-S01E03".
-_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s?\d{1,3}(?=e)", re.IGNORECASE)
+_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ~])s?\d{1,3}(?=[ex×х])", re.IGNORECASE)  # noqa: RUF001 - letters of other scripts, on purpose
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
 _RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|al|ao|to)(?![a-z])", re.IGNORECASE)
 
