@@ -314,6 +314,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 1ª e 2ª Temporada", {"title": "Pebble Garden", "seasons": (1, 2)}),
     ("Pebble Garden 1-й и 2-й сезон", {"title": "Pebble Garden", "seasons": (1, 2)}),
     ("Pebble Garden Season 1 E05", {"seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden Season 1 E 05", {"seasons": (1,)}),
     # A range before a Russian episode word, and a range "of" a count: a batch of a season.
     ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
     ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),

@@ -25,7 +25,8 @@ _MORE_EPISODES: Final = (
 _SXXEYY_RE: Final = re.compile(
     # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
     # title: "SintelS01E02".
-    r"(?:(?<![a-z0-9])[st] ?|(?<=[a-z]{3})s)(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])"
+    # The letter comes first so that the search skips ahead to it.
+    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s))(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])"
     r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
@@ -81,7 +82,7 @@ _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORD
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
     r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?"
-    rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._])"
+    rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._](?!0))"  # "Season 1 E 05" numbers an episode
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     # A zero-padded number after a season's is an episode: "Season 1 01-12".
     r"|[ ._](?!0)\d{1,2}(?![a-z0-9]))*)"
