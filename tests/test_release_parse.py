@@ -306,6 +306,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden Season 1\u20133 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
     ("Sintel 2010\u20132012 S01-S03", {"title": "Sintel", "year": 2010, "seasons": (1, 2, 3)}),
     ("[Grp] Pebble Garden \u2014 05 [720p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    # Japanese ranges: a full-width tilde or a wave dash between episodes.
+    ("[Grp] Pebble Garden 01\uff5e03 [1080p]", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("[Grp] Pebble Garden 第01話\u301c第03話", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
     # "And" and "to" between seasons in other languages; an ordinal list before the season word.
     ("Pebble Garden Temporadas 1 y 2", {"title": "Pebble Garden", "seasons": (1, 2)}),
     ("Pebble Garden Staffel 1 bis 3 German", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),

@@ -13,8 +13,9 @@ MASK: Final = "\x00"
 _L: Final = r"(?<![a-z0-9])"
 # The default end of a token: no letter or digit follows.
 WORD_END: Final = r"(?![a-z0-9])"
-# Typeset names write ranges with an en or em dash ("Season 1\u20133"): the finders read a hyphen there.
-_DASHES: Final = str.maketrans({"\u2013": "-", "\u2014": "-"})
+# Typeset names write ranges with an en or em dash ("Season 1\u20133"), Japanese ones with a wave dash or a
+# full-width tilde ("01\uff5e12"): the finders read a hyphen or a tilde there.
+_DASHES: Final = str.maketrans({"\u2013": "-", "\u2014": "-", "\u301c": "~", "\uff5e": "~"})
 
 
 # Per pattern, substrings one of which every match holds (case-folded): a name holding none of them is not
