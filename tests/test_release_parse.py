@@ -390,6 +390,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden Episodios 1 y 2", {"episodes": (1, 2)}),
     # No range of seasons runs backwards: "S02 - 01" is season 2's first episode.
     ("[Grp] Pebble Garden S02 - 01 [1080p]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
+    # The years a season ran are no episodes.
+    ("Pioneer One Season 1 (2010-11) 720p WEB-DL", {"year": 2010, "seasons": (1,), "episodes": ()}),
+    ("Pioneer One Сезон 1-3 (2010-2012) WEB-DL", {"seasons": (1, 2, 3), "episodes": ()}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

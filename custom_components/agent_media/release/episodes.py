@@ -379,6 +379,8 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
         if past_year is None:
             return []
         after = past_year
+    if is_year(after.group("episode")):
+        return []  # "Season 1 (2010-11)": the years the season ran, left to the year finder
     scan.take(after)
     return _episode_range(int(after.group("episode")), after.group("last"))
 
