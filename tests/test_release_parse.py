@@ -7,6 +7,9 @@ bench/parse.py, not asserted here.
 from __future__ import annotations
 
 from dataclasses import asdict
+import re
+import re._constants as sre  # the parse tree of a pattern, to check its hints
+import re._parser as sre_parse
 from typing import Any
 
 import pytest
@@ -16,6 +19,7 @@ from custom_components.agent_media.release import (
     RESOLUTIONS,
     normalize_resolution,
     parse_release,
+    scan,
 )
 
 # (release name, the fields it must parse to)
@@ -228,6 +232,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A show's run dates it from its first year; a collection of films has no year.
     ("Pebble Garden 1993-2004 [S01-11] [1080p WEB-DL]", {"title": "Pebble Garden", "year": 1993}),
     ("Sintel Collection 2001-2011 720p", {"year": None}),
+    # A run of years ends later: "2010 - 01" is a year and an anime's episode.
+    ("[Grp] Sintel 2010 - 01 [1080p]", {"title": "Sintel", "year": 2010, "episodes": (1,)}),
     ("(2010) Sintel - The Movie (DvdRip Ita Eng AC3 5.1)", {"title": "Sintel - The Movie", "year": 2010}),
     ("Sintel (2010) (2012 Remaster) 1080p", {"title": "Sintel", "year": 2010}),
     # Clean audio (a camera's picture with the sound taken apart), leaks and deleted scenes are trash.
@@ -296,6 +302,111 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 2 sezon 5 seria", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
     ("Pebble Garden Сезон 2 Выпуск 5", {"seasons": (2,), "episodes": (5,)}),
     ("Pioneer 60 Sezon 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),
+    # Typeset ranges with an en or em dash read as with a hyphen; the title keeps its dash.
+    ("Pebble Garden Season 1\u20133 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    ("Sintel 2010\u20132012 S01-S03", {"title": "Sintel", "year": 2010, "seasons": (1, 2, 3)}),
+    ("[Grp] Pebble Garden \u2014 05 [720p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    # Japanese ranges: a full-width tilde or a wave dash between episodes.
+    ("[Grp] Pebble Garden 01\uff5e03 [1080p]", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("[Grp] Pebble Garden 第01話\u301c第03話", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    # "And" and "to" between seasons in other languages; an ordinal list before the season word.
+    ("Pebble Garden Temporadas 1 y 2", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden Staffel 1 bis 3 German", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    ("Pebble Garden Сезон 1 и 2", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden Seasons 1 thru 3", {"seasons": (1, 2, 3)}),
+    ("Pebble Garden 1ª e 2ª Temporada", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden 1-й и 2-й сезон", {"title": "Pebble Garden", "seasons": (1, 2)}),
+    ("Pebble Garden Season 1 E05", {"seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden Season 1 E 05", {"seasons": (1,)}),
+    # A range before a Russian episode word, and a range "of" a count: a batch of a season.
+    ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
+    ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),
+    ("Pebble Garden 5 выпуск", {"title": "Pebble Garden", "episodes": (5,)}),
+    # A cartoon's half episode has a letter: "107a", "1x05b".
+    ("Pebble Garden - 107a - The Pebble (720p)", {"title": "Pebble Garden", "episodes": (107,)}),
+    ("Pebble.Garden.1x05b.The.Pebble", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
+    # Portuguese and English ranges after a dash: "215 ao 220", "05 to 08".
+    ("Pebble Garden - 215 ao 217 [720p]", {"title": "Pebble Garden", "episodes": (215, 216, 217)}),
+    ("Pebble Garden 215 ao 217", {"title": "Pebble Garden", "episodes": (215, 216, 217)}),
+    ("Pebble Garden - 12 to 14 [720p]", {"title": "Pebble Garden", "episodes": (12, 13, 14)}),
+    ("Pebble Garden 10º Temporada - 215 ao 217", {"seasons": (10,), "episodes": (215, 216, 217)}),
+    # The season said again without its "S"; an "Ep" continues an "Ep".
+    ("Pebble.Garden.S06E01-06E02.720p", {"seasons": (6,), "episodes": (1, 2)}),
+    ("Pebble.Garden.S01.Ep05-Ep06.720p", {"seasons": (1,), "episodes": (5, 6)}),
+    # An episode after a season in brackets; British "Series 1-3".
+    ("[Grp] Pebble Garden (Season 3) - 02 [1080p]",
+     {"title": "Pebble Garden", "seasons": (3,), "episodes": (2,)}),
+    ("Pebble Garden Series 1-3 720p", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    # A batch's range in brackets when every part of the name is: "[Grp][Title][01-12]".
+    ("[Grp][Pebble Garden][01-03][1080P][BDRip]", {"title": "Pebble Garden", "episodes": (1, 2, 3)}),
+    ("[Grp][ペブル/Pebble Garden][166-168TV][1080P]", {"episodes": (166, 167, 168)}),
+    # The scene's packed double episodes before a TV source; two numbers that do not follow are no pair.
+    ("Pebble.Garden.10708.hdtv-grp.mp4", {"title": "Pebble Garden", "seasons": (1,), "episodes": (7, 8)}),
+    ("Pebble.Garden.010910.HDTV.x264-GRP", {"seasons": (1,), "episodes": (9, 10)}),
+    ("Pebble.Garden.12345.HDTV", {"seasons": (), "episodes": ()}),
+    # An episode code glued to its title.
+    ("PebbleGardenS01E05.720p", {"title": "PebbleGarden", "seasons": (1,), "episodes": (5,)}),
+    # Ordinal seasons: Spanish, Portuguese and French endings, and in words; a list before the season word.
+    ("Pebble Garden 2da Temporada Completa", {"title": "Pebble Garden", "seasons": (2,)}),
+    ("Pebble Garden 2ème Saison FRENCH", {"title": "Pebble Garden", "seasons": (2,)}),
+    ("Pebble Garden The Complete First Season", {"title": "Pebble Garden", "seasons": (1,)}),
+    ("Pebble Garden Segunda Temporada", {"title": "Pebble Garden", "seasons": (2,)}),
+    ("Pebble Garden 1, 2, 3 сезон", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    # Ranges: a tilde or "Ep." again between episode words, Spanish "al", a Spanish code's dash.
+    ("Pebble Garden EP01~EP03", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden Ep.01 - Ep.03", {"episodes": (1, 2, 3)}),
+    ("Pebble Garden S01E01 al E03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden [Cap.101-103]", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    # A zero-padded number after a season's is an episode, not another season.
+    ("Pebble Garden Season 1 01-03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden Season 1 2 3", {"seasons": (1, 2, 3), "episodes": ()}),
+    # One file is one episode: two numbers ending its name are a season and an episode, not a range; an anime
+    # group's are a batch, and three numbers are a date.
+    ("Pebble Garden 03-20.mkv", {"title": "Pebble Garden", "seasons": (3,), "episodes": (20,)}),
+    ("Pebble.Garden.02.09.avi", {"title": "Pebble Garden", "seasons": (2,), "episodes": (9,)}),
+    ("[Grp] Pebble Garden 01-02.mkv", {"seasons": (), "episodes": (1, 2)}),
+    ("Pebble.Garden.18.09.00.avi", {"seasons": (), "episodes": ()}),
+    ("Pebble Garden 03-20", {"seasons": (), "episodes": ()}),
+    # Polish "odc." and Czech "díl" number episodes.
+    ("Pebble Garden Sezon 1 odc. 5", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
+    ("Pebble Garden 5. díl", {"title": "Pebble Garden", "episodes": (5,)}),
+    # An anime's zero-padded episode right after its season; a volume of discs is no episode.
+    ("[Grp] Pebble Garden 2nd Season 05 [1080p]",
+     {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
+    ("[Grp] Pebble Garden Vol.2 [BD 1080p]", {"episodes": ()}),
+    # East Asian seasons and episodes: a range of seasons, Korean "시즌" (season) and "화" (episode).
+    ("Pebble Garden 第1-3季", {"title": "Pebble Garden", "seasons": (1, 2, 3)}),
+    ("Pebble Garden 시즌2 5화", {"title": "Pebble Garden", "seasons": (2,), "episodes": (5,)}),
+    # A name all in brackets keeps its numbering's: "[Group][Title][01][GB]", after a season too.
+    ("[Grp][Pebble Garden][01][GB][1080P]", {"title": "Pebble Garden", "episodes": (1,)}),
+    ("[Grp][ペブル][Pebble Garden][第01话][1080P]", {"title": "Pebble Garden", "episodes": (1,)}),
+    ("[Grp][Pebble Garden S2][01][1080P]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
+    ("[Grp][Pebble Garden 第二季][01][1080P]", {"seasons": (2,), "episodes": (1,)}),
+    ("【Grp】Pebble Garden - 01【1080P】", {"title": "Pebble Garden", "episodes": (1,)}),
+    # A range between two whole codes, with a tilde or a "to" word; Spanish "y" lists episodes.
+    ("Pebble Garden S01E01 ~ S01E03", {"seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden [1x01 al 1x03]", {"title": "Pebble Garden", "seasons": (1,), "episodes": (1, 2, 3)}),
+    ("Pebble Garden 1x01 y 1x02", {"seasons": (1,), "episodes": (1, 2)}),
+    ("Pebble Garden Episodios 1 y 2", {"episodes": (1, 2)}),
+    # No range of seasons runs backwards: "S02 - 01" is season 2's first episode.
+    ("[Grp] Pebble Garden S02 - 01 [1080p]", {"title": "Pebble Garden", "seasons": (2,), "episodes": (1,)}),
+    # The years a season ran are no episodes.
+    ("Pioneer One Season 1 (2010-11) 720p WEB-DL", {"year": 2010, "seasons": (1,), "episodes": ()}),
+    ("Pioneer One Сезон 1-3 (2010-2012) WEB-DL", {"seasons": (1, 2, 3), "episodes": ()}),
+    # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
+    ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
+    ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),
+    ("Sintel (2010) Full HD LPCM 2.0", {"resolution": "1080p", "audio": ("LPCM", "2.0")}),
+    (
+        "Sintel.2010.2160p.WEB-DL.DV.HDR10+.AV1.TrueHD.Atmos.7.1",
+        {"codec": "av1", "hdr": ("DV", "HDR10+"), "audio": ("TrueHD", "Atmos", "7.1")},
+    ),
+    (
+        "Big.Buck.Bunny.2008.2160p.UHD.BluRay.DoVi.HDR10.DTS-HD.MA.5.1.x265",
+        {"title": "Big Buck Bunny", "codec": "hevc", "hdr": ("DV", "HDR10"), "audio": ("DTS-HD MA", "5.1")},
+    ),
+    ("Tears.of.Steel.2012.2160p.BluRay.HDR.DTS-HD.5.1", {"hdr": ("HDR",), "audio": ("DTS-HD", "5.1")}),
+    ("Tears.of.Steel.2012.1080p.BluRay.DTS-X.7.1.x264", {"codec": "avc", "audio": ("DTS-X", "7.1")}),
 ]  # fmt: skip
 
 
@@ -327,3 +438,55 @@ def test_odd_names_give_a_result(name: str) -> None:
 )
 def test_normalize_resolution(said: str, resolution: str | None) -> None:
     assert normalize_resolution(said) == resolution
+
+
+NAMES = [name for name, _ in CASES + GENERAL_CASES]
+HINTED = [pattern for pattern, _ in scan._HINTS.values()]
+_GAP = "\x01"  # stands for text no hint can be read across
+_MOST_EXPANSIONS = 200_000
+
+
+def _expansions(items: Any) -> list[str]:
+    """What a parsed pattern can match, folded, with a gap for each part that is not a fixed letter.
+
+    Sound for checking hints: a hint found in an expansion is in every text the same choices match.
+    """
+    results = [""]
+    for op, value in items:
+        if op is sre.LITERAL:
+            parts = [scan.fold(chr(value))]
+        elif op is sre.SUBPATTERN:
+            parts = _expansions(value[-1])
+        elif op is sre.BRANCH:
+            parts = [text for alternative in value[1] for text in _expansions(alternative)]
+        elif op in {sre.MAX_REPEAT, sre.MIN_REPEAT, sre.POSSESSIVE_REPEAT}:
+            least, most, inner = value
+            parts = [text + (_GAP if most > 1 else "") for text in _expansions(inner)] if least else [_GAP]
+        elif op is sre.IN and all(kind is sre.LITERAL for kind, _ in value):
+            parts = [scan.fold(chr(code)) for _, code in value]
+        elif op in {sre.AT, sre.ASSERT, sre.ASSERT_NOT}:
+            parts = [""]  # takes no text
+        else:
+            parts = [_GAP]
+        results = [head + part for head in results for part in set(parts)]
+        assert len(results) <= _MOST_EXPANSIONS, "too many ways to match to check"
+    return results
+
+
+@pytest.mark.parametrize(("pattern", "hints"), scan._HINTS.values(), ids=[p.pattern[:40] for p in HINTED])
+def test_every_match_holds_one_of_its_patterns_hints(
+    pattern: re.Pattern[str], hints: tuple[str, ...]
+) -> None:
+    """A pattern runs only on names holding one of its hints: any text it can match holds one."""
+    expansions = _expansions(sre_parse.parse(pattern.pattern, pattern.flags))
+    assert [text for text in expansions if not any(hint in text for hint in hints)] == []
+    matched = [match.group(0) for name in NAMES for match in pattern.finditer(name)]
+    assert matched, "no test name exercises this pattern"
+    assert [text for text in matched if not any(hint in scan.fold(text) for hint in hints)] == []
+
+
+def test_hints_change_no_result(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test name reads the same when every pattern runs on every name."""
+    with_hints = [parse_release(name) for name in NAMES]
+    monkeypatch.setattr(scan, "_HINTS", {})
+    assert [parse_release(name) for name in NAMES] == with_hints

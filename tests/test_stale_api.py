@@ -90,7 +90,9 @@ async def test_agents_set_to_our_former_api_are_repaired_to_assist(
     assert issue.is_fixable
     assert issue.severity is ir.IssueSeverity.ERROR
     assert issue.translation_key == "stale_llm_api"
-    assert issue.translation_placeholders == {"agent": "Ollama Films", "integration": "Ollama"}
+    assert issue.translation_placeholders == {"agent": "Ollama Films (Ollama)"}
+    # An entry that is itself the agent is named once, not "OpenAI (OpenAI)".
+    assert issues[issue_id(openai.entry_id, None)].translation_placeholders == {"agent": openai.title}
 
     # The fix puts Assist in place of our API and keeps the rest of the agent's settings.
     assert await async_setup_component(hass, "repairs", {})

@@ -52,12 +52,15 @@ def issue_id(entry_id: str, subentry_id: str | None) -> str:
 
 
 def _stale_agents(entry: ConfigEntry) -> list[tuple[str | None, str]]:
-    """Return the entry's agents set to our API: (subentry id, None for the entry itself; agent's name)."""
+    """Return the entry's agents set to our API: (subentry id, None for the entry itself; agent's name).
+
+    A subentry's agent is named with its entry ("Ollama Films (Ollama)"); an entry's by its title alone.
+    """
     found: list[tuple[str | None, str]] = []
     if lists_our_api(entry.options.get(CONF_LLM_HASS_API)):
         found.append((None, entry.title))
     found.extend(
-        (subentry.subentry_id, subentry.title)
+        (subentry.subentry_id, f"{subentry.title} ({entry.title})")
         for subentry in entry.subentries.values()
         if lists_our_api(subentry.data.get(CONF_LLM_HASS_API))
     )
@@ -82,7 +85,7 @@ def async_check_agents(hass: HomeAssistant) -> None:
                     is_persistent=False,
                     severity=ir.IssueSeverity.ERROR,
                     translation_key=STALE_LLM_API,
-                    translation_placeholders={"agent": agent, "integration": entry.title},
+                    translation_placeholders={"agent": agent},
                     data={"entry_id": entry.entry_id, "subentry_id": subentry_id or ""},
                 )
     for domain, issue in list(registry.issues):

@@ -10,40 +10,51 @@ import datetime as dt
 import re
 from typing import Final
 
-from .scan import MASK, Scan, token
+from .scan import MASK, Scan, hinted, token
 
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
-# "S01E01-S01E03", "S01E01 to S01E03", "E05,E06", "E05 and E06", "E01~E05", "1x01~1x05", "2x05+2x06", and a
-# long-running soap's "Ep10718 - Ep10722".
+# "S01E01-S01E03", "S01E01 to S01E03", "S01E01 ~ S01E12", "1x01 al 1x10", "S01E01-01E02", "E05,E06",
+# "E05 and E06", "E01~E05", "1x01~1x05",
+# "2x05+2x06", "S01.Ep05-Ep06", and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
-    r"|(?:(?:-|[ ._]to[ ._])s(?P=season)e"
-    r"|[ ._]?[-+&,~]?[ ._]?e|[ ._](?:à|a|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
-    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713".
-    r"(?<![a-z0-9])[st] ?(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
+    # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
+    # title: "SintelS01E02".
+    # The letter comes first so that the search skips ahead to it.
+    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s))(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])"
+    r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
-_CROSS_RE: Final = re.compile(
-    # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter.
-    r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
-    r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
-    rf"{_MORE_EPISODES}(?![a-z0-9])",
-    re.IGNORECASE,
+_CROSS_RE: Final = hinted(
+    re.compile(
+        # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter. A cartoon's half
+        # episode has a letter: "1x02a".
+        r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
+        r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
+        rf"{_MORE_EPISODES}[ab]?(?![a-z0-9])",
+        re.IGNORECASE,
+    ),
+    ("x", "×", "х"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
 # "S2-07", "S1 - 01": a one-digit season and an episode after a dash.
-_SEASON_DASH_EPISODE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE
+_SEASON_DASH_EPISODE_RE: Final = hinted(
+    re.compile(r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE), ("-",)
 )
 # "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
 # dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
-_DOTTED_EPISODE_RE: Final = re.compile(
-    r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
-    r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
-    re.IGNORECASE,
+_DOTTED_EPISODE_RE: Final = hinted(
+    re.compile(
+        r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
+        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
+        re.IGNORECASE,
+    ),
+    (".",),
 )
 # "Title-02_17.avi": a season and an episode joined by an underscore, in a name not written with underscores.
 _UNDERSCORE_EPISODE_RE: Final = re.compile(r"(?<=[ .-])(?P<season>\d{1,2})_(?P<episode>\d{2})(?=[ .-]|$)")
@@ -52,6 +63,14 @@ _SEASON_WORDS: Final = (
     # Dutch "Se.3 afl.3": a season only before an episode ("aflevering").
     r"sesong|kausi|évad|evad|sez[oó]na|série|сезон[а-я]?|сезоны|сезону|se(?=[ .]\d{1,2}[ ._]afl)"  # noqa: RUF001 - letters of other scripts, on purpose
 )
+# What every season word above holds (see scan.hinted).
+_SEASON_HINTS: Final = (
+    "se", "sai", "tem", "stag", "staf", "sas", "säs", "sæs", "kausi", "évad", "evad", "sér", "сезон"
+)  # fmt: skip
+# "and" and "to" in the languages that name seasons: "Temporadas 1 y 2", "Staffel 1 bis 3", "Сезон 1 и 2".
+_AND_WORDS: Final = r"y|e|et|und|en|и"
+_TO_WORDS: Final = r"bis|thru|through|al|ao|по"
+_SEASON_RANGE_WORDS: Final = frozenset({"-", "to", "a", "à", "bis", "thru", "through", "al", "ao", "по"})
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
 _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -62,58 +81,105 @@ _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORD
 # "Saisons 1 à 3".
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?)"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?"
+    rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._](?!0))"  # "Season 1 E 05" numbers an episode
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
-    r"|[ ._]\d{1,2}(?![a-z0-9]))*)"
+    # A zero-padded number after a season's is an episode: "Season 1 01-12".
+    r"|[ ._](?!0)\d{1,2}(?![a-z0-9]))*)"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,2})?",
     right=r"(?![a-z0-9])",
+    hints=_SEASON_HINTS,
 )
+# Spanish, Portuguese and French ordinals: "1ra", "2da", "4to", "8va", "1er", "1ère", "2e", "2ème".
+_ORDINAL_ENDINGS: Final = r"ra|da|ta|ma|va|na|ro|do|to|vo|no|er|re|ère|ème|eme|e"
 # "2nd Season", "10 th season", "3º Temporada", "1a. Temporada", "2. Staffel", "5-й сезон", "2 сезон"; a
 # bare number before an English "Season" is part of the title ("24 Season 1-8").
 _ORDINAL_SEASON_RE: Final = token(
-    rf"(?P<first>\d{{1,2}})(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)[ ._]?(?:{_SEASON_WORDS})"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?P<first>\d{1,2})(?:(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)"  # noqa: RUF001 - letters of other scripts, on purpose
+    rf"|{_ORDINAL_ENDINGS})[ ._]?(?:{_SEASON_WORDS})"
     r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel)"  # noqa: RUF001 - letters of other scripts, on purpose
     # "Studio 60 Сезон 5": a season word with its own number after it.
     r"(?![ ._:]*\d{1,2}(?:[ ._]|$)(?!серия|серии|серія|эпизод|episode|seria|odcinek)))",
     right="",
+    hints=_SEASON_HINTS,
 )
-# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln".
+# "1ª a 8ª Temporada", "1-3 Seasons", "(1-8) Staffeln"; a list: "1ª e 2ª Temporada", "1-й и 2-й сезон",
+# "1, 2, 3 сезон".
 _ORDINAL_SEASON_RANGE_RE: Final = token(
-    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th)?[ ._]?(?:-|a|al|to|à)[ ._]?"
-    rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
+    r"(?P<first>\d{1,2})(?:º|°|ª|st|nd|rd|th|-й)?"
+    r"(?P<middle>(?:[ ]?,[ ]?\d{1,2}(?:º|°|ª|st|nd|rd|th|-й)?)*)[ ._]?"
+    rf"(?P<separator>-|a|al|to|à|{_TO_WORDS}|{_AND_WORDS}|&|and|,)[ ._]?"
+    rf"(?P<last>\d{{1,2}})(?:º|°|ª|st|nd|rd|th|-й)?[ ._)]{{1,2}}(?:{_SEASON_WORDS})",
     right=r"(?![a-z0-9])(?![ ._:]*\d)",
+    hints=_SEASON_HINTS,
 )
-# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum".
+# "The Complete First Season", "Segunda Temporada", "Deuxième Saison".
+_ORDINAL_WORDS: Final = {
+    word: number
+    for number, words in enumerate(
+        (
+            ("first", "primera", "primeira", "première", "premiere"),
+            ("second", "segunda", "deuxième", "deuxieme", "seconde"),
+            ("third", "tercera", "terceira", "troisième", "troisieme"),
+            ("fourth", "cuarta", "quarta", "quatrième", "quatrieme"),
+            ("fifth", "quinta", "cinquième", "cinquieme"),
+            ("sixth", "sexta", "sixième", "sixieme"),
+            ("seventh", "séptima", "septima", "sétima", "setima", "septième", "septieme"),
+            ("eighth", "octava", "oitava", "huitième", "huitieme"),
+            ("ninth", "novena", "nona", "neuvième", "neuvieme"),
+            ("tenth", "décima", "decima", "dixième", "dixieme"),
+        ),
+        start=1,
+    )
+    for word in words
+}
+_ORDINAL_WORD_SEASON_RE: Final = token(
+    rf"(?P<word>{'|'.join(_ORDINAL_WORDS)})[ ._](?:season|temporada|saison|staffel)",
+    hints=("season", "temporada", "saison", "staffel"),
+)
+# Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск", "5. díl"; a
+# range of them, as Russian trackers number a batch: "1-10 серии".
 _NUMBER_EPISODE_WORD_RE: Final = token(
-    r"(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
-    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum)",  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?:(?P<first>\d{1,4})[ ]?-[ ]?)?(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
+    r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод|díl)",  # noqa: RUF001 - letters of other scripts, on purpose
     right="",
+    hints=("сер", "seri", "rész", "resz", "bölüm", "bolum", "выпуск", "эпизод", "díl"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
-_SEASON_RANGE_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
-    r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
-    r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
-    r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
-    re.IGNORECASE,
+_SEASON_RANGE_RE: Final = hinted(
+    re.compile(
+        r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
+        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
+        r"(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
+        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
+        r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
+        re.IGNORECASE,
+    ),
+    ("-", "to", "&", ",", "+"),
 )
-# British "Series 2": a season.
-_SERIES_RE: Final = token(r"series[ ._](?P<season>[1-9]\d?)(?!\d)", right=r"(?![a-z0-9])")
+# British "Series 2": a season; "Series 1-3": three.
+_SERIES_RE: Final = token(
+    r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
+    right=r"(?![a-z0-9])",
+    hints=("series",),
+)
 # "1xAll": the whole of season 1.
-_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)")
+_SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)", hints=("xall",))
 _SEASON_RE: Final = re.compile(
     r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
 )
 _EPISODE_WORDS: Final = (
     r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
-    r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
+    # Polish "odc." and Czech "díl" are short for an episode.
+    r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|odc|díl|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
     r"эпизод|выпуски?|"
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
-# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "Folge 5 von 12", Dutch "afl.3 en 4".
+# "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "EP01~EP12", "Ep.01 - Ep.12", "Folge 5 von 12",
+# Dutch "afl.3 en 4".
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:(?:[ ._]?-[ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?)?(?P<last>\d{1,4})"
-    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et)[ ._])e?\d{1,3}(?!\d))+))?"
+    r"(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?(?P<last>\d{1,4})"
+    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -121,29 +187,49 @@ _EPISODE_WORD_RE: Final = token(
 _EPISODES_SO_FAR_RE: Final = re.compile(
     r"серии:?[ ]?(?P<count>\d{1,4})[ ]?(?:из|of|iz)[ ]?\d{1,4}", re.IGNORECASE
 )
-# Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]": episodes 2-4.
-_CAP_CODE_RE: Final = re.compile(
-    r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:_(?:\d{1,2})?(?P<last>\d{2}))?(?!\d)", re.IGNORECASE
+# Spanish "[Cap.102]": season 1, episode 2; "[Cap.102_104]", "[Cap.102-104]": episodes 2-4.
+_CAP_CODE_RE: Final = hinted(
+    re.compile(
+        r"\bcap[ .]?(?P<season>\d{1,2})(?P<episode>\d{2})(?:[_-](?:\d{1,2})?(?P<last>\d{2}))?(?!\d)",
+        re.IGNORECASE,
+    ),
+    ("cap",),
 )
-# "14 of 21", "1of4": an episode of a known number.
-_OF_RE: Final = token(r"(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}")
-# East Asian numbering: "第3話", "第23集", "第二季".
+# Portuguese "215 ao 220": episodes 215 to 220, with or without an episode word.
+_AO_RANGE_RE: Final = token(r"(?P<episode>\d{1,4})[ .]?ao[ .]?(?P<last>\d{1,4})", hints=("ao",))
+# "14 of 21", "1of4": an episode of a known number; "[1-10 из 20]": the first ten of twenty.
+_OF_RE: Final = token(
+    r"(?:(?P<first>\d{1,2})[ ]?-[ ]?)?(?P<episode>\d{1,2})[ ._]?(?:of|iz|из)[ ._]?\d{1,2}",
+    hints=("of", "iz", "из"),
+)
+# East Asian numbering: "第3話", "第23集", Korean "5화"; seasons "第二季", "第1-3季", "시즌 2".
 _CJK_EPISODE_RE: Final = re.compile(
-    r"第([0-9一二三四五六七八九十百]+)(?:[-~]([0-9]+))?[話话集回]|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集]"
+    r"第([0-9一二三四五六七八九十百]+)(?:[話话集回]?[-~]第?([0-9]+))?[話话集回]"
+    r"|(?<![0-9])([0-9]{1,4})(?:[-~]([0-9]{1,4}))?[話话集화회]"
     r"|全([0-9]{1,4})[話话集]"
 )
 _CJK_SEASON_RE: Final = re.compile(
-    r"第([0-9一二三四五六七八九十]+)[季期]|シーズン([0-9]+)|(?<![0-9])([0-9]{1,2})期"
+    r"第([0-9一二三四五六七八九十]+)(?:[-~]([0-9]{1,2}))?[季期]"
+    r"|(?:シーズン|시즌) ?([0-9]+)|(?<![0-9])([0-9]{1,2})期"
 )
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
+# "Title - 12", "Title - 12-13", "Title - 12 to 24"; a cartoon's half episode: "Title - 107a".
 _DASH_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
-    r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(\x00]|-[ ._]|[ ._]))",
+    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
+    r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
+    r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
+# A volume of discs is no episode: "[Group] Title Vol.2 [BD]".
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
-    r"(?=[ ._]*(?:$|[\[(\x00])| - )"
+    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )"
+    r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?=[ ._]*(?:$|[\[(【\x00])| - )"
+)
+# A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
+# a date ("Title.18.09.00.avi").
+_FILE_SEASON_EPISODE_RE: Final = re.compile(
+    r"(?<=[ ._])(?<!\d[-._])(?P<season>\d{1,2})[-._](?P<episode>\d{2})$"
 )
 _BRACKETED_NUMBER_RE: Final = re.compile(
     r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
@@ -155,16 +241,28 @@ _BRACKETED_RANGE_RE: Final = re.compile(
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
-# "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec.
+# "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
+# scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
+# season 1's 9 and 10.
 _NUMBER_BEFORE_TV_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<number>\d{1,4})(?:v\d)?[ ._]+(?=(?:(?:480|576|720|1080)[pi][ ._]+(?=hdtv|pdtv|sdtv))?"
+    r"(?<=[ ._])(?P<number>\d{1,4}|\d{5,6}(?=[ ._]))(?:v\d)?[ ._]+"
+    r"(?=(?:(?:480|576|720|1080)[pi][ ._]+(?=hdtv|pdtv|sdtv))?"
     r"(?:hdtv|pdtv|sdtv|dsr|tvrip|hdtvrip|x264|h264|xvid)(?![a-z0-9]))",
     re.IGNORECASE,
 )
 
 
-def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C901, PLR0912 - one flat list of forms
+def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:
     """Read the seasons and the episodes a name numbers ("S01E02", "Season 1-3", "Episode 5", "第3話")."""
+    seasons, episodes = _episode_codes(scan)
+    _season_forms(scan, seasons, episodes)
+    # Episode words are taken even when a code numbers the episodes ("S01E05 - Ep. 5").
+    words = _episode_words(scan)
+    return sorted(set(seasons)), list(dict.fromkeys(episodes or words))
+
+
+def _episode_codes(scan: Scan) -> tuple[list[int], list[int]]:
+    """Read codes that number a season and its episodes: "S01E02", "1x02", "S2-07", "[5.134]", "[Cap.102]"."""
     seasons: list[int] = []
     episodes: list[int] = []
     forms = (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE)
@@ -173,27 +271,44 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             seasons.append(int(match.group("season")))
             episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))
         if episodes:
-            break
-    if not episodes:
-        for match in scan.every(_CAP_CODE_RE):
-            seasons.append(int(match.group("season")))
-            episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
-    # The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
+            return seasons, episodes
+    for match in scan.every(_CAP_CODE_RE):
+        seasons.append(int(match.group("season")))
+        episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
+    return seasons, episodes
+
+
+def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None:  # noqa: C901, PLR0912 - one flat list of forms
+    """Add the seasons words name ("Season 1-3", "2nd Season", "S01-S03"), and an episode right after one.
+
+    The season forms are always taken, so that a "Temporada 4" next to a "[Cap.408]" leaves the title.
+    """
     for match in scan.every(_ORDINAL_SEASON_RANGE_RE):
-        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
+        first, last = int(match.group("first")), int(match.group("last"))
+        middle = [int(number) for number in re.findall(r"\d+", match.group("middle"))]
+        is_range = not middle and match.group("separator").lower() in _SEASON_RANGE_WORDS
+        seasons.extend(_season_range(first, last) if is_range else [first, *middle, last])
+    seasons.extend(
+        _ORDINAL_WORDS[match.group("word").lower()] for match in scan.every(_ORDINAL_WORD_SEASON_RE)
+    )
     for match in scan.every(_ORDINAL_SEASON_RE):
         seasons.append(int(match.group("first")))
         if not episodes:
             episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
-        seasons.extend(_season_range(int(match.group("first")), int(match.group("last"))))
+        first, last = int(match.group("first")), int(match.group("last"))
+        if last <= first and not episodes and "s" not in match.group(0)[1:].lower():
+            seasons.append(first)  # "[Group] Title S02 - 01": no range runs backwards, an episode follows
+            episodes.append(last)
+        else:
+            seasons.extend(_season_range(first, last))
     for match in scan.every(_SEASON_WORD_RE):
         seasons.append(_season_number(match.group("first")))
         if not episodes:
             episodes.extend(_episode_after_season(scan, match.end()))  # "Season 2 - 08"
         for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
             number, separator = int(item.group(2)), (item.group(1) or "").lower()
-            is_range = separator in {"-", "to", "a", "à"}
+            is_range = separator in _SEASON_RANGE_WORDS
             seasons.extend(_season_range(seasons[-1], number) if is_range else [number])
     seasons.extend(int(match.group("season")) for match in scan.every(_SEASON_ALL_RE))
     for match in scan.every(_SEASON_RE):
@@ -204,37 +319,45 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:  # noqa: C9
             scan.take(after)  # "Title S02 03": the season's third episode
             episodes.append(int(after.group("episode")))
     # Forms in other scripts are only looked for in names that have some: most names are ASCII.
-    wide = not scan.text.isascii()
-    if wide:
-        seasons.extend(
-            _cjk_number(next(filter(None, match.groups()))) for match in scan.every(_CJK_SEASON_RE)
-        )
+    for match in scan.every(_CJK_SEASON_RE) if not scan.text.isascii() else ():
+        first = _cjk_number(match.group(1) or match.group(3) or match.group(4))
+        seasons.extend(_season_range(first, int(match.group(2) or 0)))
+        if not episodes:
+            episodes.extend(_episode_after_season(scan, match.end()))  # "[Group][Title 第二季][01]"
     # British "Series 2" is a season, unless another form numbers one: "Series 7 S01E02" is a title's.
     if not seasons and (series := scan.first(_SERIES_RE)):
-        seasons.append(int(series.group("season")))
+        seasons.extend(_season_range(int(series.group("season")), int(series.group("last") or 0)))
         if not episodes:
             episodes.extend(_episode_after_season(scan, series.end()))
-    numbered = bool(episodes)
+
+
+def _episode_words(scan: Scan) -> list[int]:
+    """Take the episodes that words number: "Episode 5", "24 серия", "215 ao 220", "3 of 6", "第3話"."""
+    episodes: list[int] = []
+    wide = not scan.text.isascii()
     for match in scan.every(_EPISODES_SO_FAR_RE) if wide else ():
-        episodes.extend(() if numbered else range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
+        episodes.extend(range(1, min(int(match.group("count")), _LONGEST_RANGE) + 1))
     for match in scan.every(_NUMBER_EPISODE_WORD_RE):
-        episodes.extend(() if numbered else [int(match.group("episode"))])
+        first, last = match.group("first"), match.group("episode")
+        episodes.extend(_episode_range(int(first), last) if first else [int(last)])
     for match in scan.every(_EPISODE_WORD_RE):
         plus = [int(number) for number in re.findall(r"\d+", match.group("plus") or "")]
-        episodes.extend(
-            () if numbered else [*_episode_range(int(match.group("episode")), match.group("last")), *plus]
-        )
+        episodes.extend([*_episode_range(int(match.group("episode")), match.group("last")), *plus])
+    for match in scan.every(_AO_RANGE_RE):
+        episodes.extend(_episode_range(int(match.group("episode")), match.group("last")))
     for match in scan.every(_OF_RE):
-        episodes.extend(() if numbered else [int(match.group("episode"))])
+        first, last = match.group("first"), match.group("episode")
+        episodes.extend(_episode_range(int(first), last) if first else [int(last)])
     for match in scan.every(_CJK_EPISODE_RE) if wide else ():
-        episodes.extend(() if numbered else _cjk_episodes(match))
-    return sorted(set(seasons)), list(dict.fromkeys(episodes))
+        episodes.extend(_cjk_episodes(match))
+    return episodes
 
 
+# A season in brackets may come first: "Title (Season 2) - 05".
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
-    r"(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
+    r"[)\]]?(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
     r"(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._][(\[]?(?=\d{1,4} ?[-~] ?\d))"
-    r"(?P<episode>\d{1,4})(?:v\d)?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?(?![\dpi])[)\]]?",
+    r"(?P<episode>\d{1,4})(?:v\d)?(?:(?:[ ]?[-~][ ]?|[ ](?:to|ao|al)[ ])(?P<last>\d{1,4}))?(?![\dpi])[)\]]?",
     re.IGNORECASE,
 )
 
@@ -246,29 +369,40 @@ def _episode_after_season(scan: Scan, end: int) -> list[int]:
     """
     after = _AFTER_SEASON_EPISODE_RE.match(scan.masked, end)
     if after is None:
+        # An anime's zero-padded episode right after its season: "[Group] Title 2nd Season 05 [1080p]".
+        if padded := _PADDED_EPISODE_RE.match(scan.masked, end):
+            scan.take(padded)
+            return [int(padded.group("episode"))]
         return []
     if after.group("year"):  # the year is left to the year finder
         past_year = _AFTER_SEASON_EPISODE_RE.match(scan.masked, after.end("year"))
         if past_year is None:
             return []
         after = past_year
+    if is_year(after.group("episode")):
+        return []  # "Season 1 (2010-11)": the years the season ran, left to the year finder
     scan.take(after)
     return _episode_range(int(after.group("episode")), after.group("last"))
 
 
+_PADDED_EPISODE_RE: Final = re.compile(
+    r"[ ._](?P<open>[\[(])?(?P<episode>0\d{1,2})(?(open)[\])])(?![\dpi])(?=[ ._\[(]|$)"
+)
+# "Title S02 03", and in brackets as the whole name is: "[Group][Title S2][03]".
 _SEASON_BARE_EPISODE_RE: Final = re.compile(
-    r"[ ._](?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
+    r"[ ._](?P<open>\[)?(?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?(open)\])"
+    r"(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(
-    r"(-|to|a|à|&|and|,|\+)?[ ._]?(?:s|season[ ._]?)?(\d{1,2})", re.IGNORECASE
+    rf"(-|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
 _EPISODE_ITEM_RE: Final = re.compile(r"([-+~]\d{1,2}[x×х]|[^\d]+)(\d{1,5})")  # noqa: RUF001 - letters of other scripts, on purpose
 # The season said again in a range: "S01E01-S01E03".
-_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ])s\d{1,3}(?=e)", re.IGNORECASE)
+_SEASON_AGAIN_RE: Final = re.compile(r"(?<=[-._ ~])s?\d{1,3}(?=[ex×х])", re.IGNORECASE)  # noqa: RUF001 - letters of other scripts, on purpose
 # What joins two episodes into a range: "E01-E04", "E01 à E12", "E01 to E12", "2x09-2x10".
-_RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|to)(?![a-z])", re.IGNORECASE)
+_RANGE_SEPARATOR_RE: Final = re.compile(r"[-~]|(?<![a-z])(?:à|a|al|ao|to)(?![a-z])", re.IGNORECASE)
 
 
 def _episode_list(first: int, more: str) -> list[int]:
@@ -324,7 +458,7 @@ def _cjk_number(text: str) -> int:
 
 
 def bare_episode(  # noqa: PLR0911 - one return per form
-    scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None
+    scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None, is_file: bool
 ) -> tuple[list[int], list[int], int, int]:
     """Read episodes numbered by a bare number when nothing else numbers them: (seasons, episodes, span).
 
@@ -337,13 +471,18 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
-        return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+        last = match.group("last") or match.group("last_word")
+        return [], _episode_range(int(match.group("episode")), last), start, stop
     if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not is_year(match.group(1)):
         scan.take(match, 0)
         episodes = _episode_range(int(match.group("episode")), match.group("last"))
         # "003. Title - Episode Name": the title stops at the dash.
         dash = scan.text.find(" - ", match.end(), end)
         return [], episodes, match.end(), dash if dash > 0 else end
+    # "Title 03-20.mkv", "Title.02.09.avi": a file is one episode, not a range (an anime group's is a batch).
+    if is_file and not leading_group and (match := _FILE_SEASON_EPISODE_RE.search(scan.masked, start)):
+        scan.take(match)
+        return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BARE_NUMBER_RE.search(dash_head, start) if leading_group else None
     if match and not is_year(match.group("episode")):
         scan.take(match)
@@ -366,6 +505,11 @@ def bare_episode(  # noqa: PLR0911 - one return per form
             start,
             min(match.start(), end),
         )
+    return _number_before_tv(scan, start, end)
+
+
+def _number_before_tv(scan: Scan, start: int, end: int) -> tuple[list[int], list[int], int, int]:
+    """Read "Title.307.HDTV" (season 3, episode 7), "Title.10708.HDTV" (season 1, episodes 7 and 8)."""
     match = next(
         (
             m
@@ -374,15 +518,22 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         ),
         None,
     )
-    if match and not re.fullmatch(r"(?:19|20)\d{2}", match.group("number")):  # "Blade.Runner.2049.HDTV"
-        digits = match.group("number")
-        cut = min(match.start(), end)
-        if len(digits) > 2:  # noqa: PLR2004 - one number for a season and an episode
-            scan.take(match)
-            return [int(digits[:-2])], [int(digits[-2:])], start, cut
-        if re.match(r"(?:hdtv|pdtv|sdtv|dsr|tvrip)", scan.text[match.end() :], re.IGNORECASE):
-            scan.take(match)
-            return [], [int(digits)], start, cut
+    if match is None or re.fullmatch(r"(?:19|20)\d{2}", match.group("number")):  # "Blade.Runner.2049.HDTV"
+        return [], [], start, end
+    digits = match.group("number")
+    cut = min(match.start(), end)
+    if len(digits) > 4:  # noqa: PLR2004 - a season and two episodes
+        season, first, second = int(digits[:-4]), int(digits[-4:-2]), int(digits[-2:])
+        if second != first + 1:
+            return [], [], start, end
+        scan.take(match)
+        return [season], [first, second], start, cut
+    if len(digits) > 2:  # noqa: PLR2004 - one number for a season and an episode
+        scan.take(match)
+        return [int(digits[:-2])], [int(digits[-2:])], start, cut
+    if re.match(r"(?:hdtv|pdtv|sdtv|dsr|tvrip)", scan.text[match.end() :], re.IGNORECASE):
+        scan.take(match)
+        return [], [int(digits)], start, cut
     return [], [], start, end
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from .scan import Scan, token
+from .scan import Scan, hinted, token
 
 LANGUAGE_WORDS: Final = {
     "english": "en", "eng": "en", "en": "en", "ingles": "en", "inglés": "en",
@@ -56,9 +56,12 @@ LANGUAGE_WORDS: Final = {
 # Words that name several audio languages at once.
 _LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
 # Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed".
-_DUBBED_RE: Final = re.compile(
-    r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])",
-    re.IGNORECASE,
+_DUBBED_RE: Final = hinted(
+    re.compile(
+        r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])",
+        re.IGNORECASE,
+    ),
+    ("dub",),
 )
 # Two-letter codes that are also words of titles in title case ("De", "It"); other codes count so ("Fr-Eng").
 _TITLE_CASE_WORDS: Final = frozenset({"de", "it", "en", "es", "no", "ro", "hu", "ja"})
@@ -76,8 +79,6 @@ _WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
 _SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
 _SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
 
-# A quick look for the words _SPOKEN_RE needs before its long alternation runs.
-_SPOKEN_HINT_RE: Final = re.compile(r"audio|language|dub", re.IGNORECASE)
 # Words that name a language only beside another language word: "Port.BR", "Latin + English".
 _NEIGHBOUR_ONLY: Final = {"br": "pt", "latin": "es", "port": "pt"}
 # What joins the words of a list of languages: "Eng-Spa", "ITA.ENG", "Latin + English", "Eng/Rus".
@@ -88,7 +89,8 @@ _SPOKEN_WORDS: Final = "|".join(
 )
 _SPOKEN_RE: Final = token(
     rf"(?:audio|dubbed|dub)[ ._-]+(?P<after>{_SPOKEN_WORDS})"
-    rf"|(?P<before>{_SPOKEN_WORDS})[ ._-]+(?:audio|language|dubbed|dub)"
+    rf"|(?P<before>{_SPOKEN_WORDS})[ ._-]+(?:audio|language|dubbed|dub)",
+    hints=("audio", "language", "dub"),
 )
 # A site's domain in brackets: "[YTS.LT]", "[www.Example.fi]"; its last part is no language.
 _BRACKETED_DOMAIN_RE: Final = re.compile(
@@ -111,7 +113,7 @@ def take_spoken(scan: Scan) -> list[str]:
     """Take and return the audio languages said in words ("Audio Latino", "Greek Language")."""
     return [
         LANGUAGE_WORDS[(match.group("after") or match.group("before")).lower()]
-        for match in (scan.every(_SPOKEN_RE) if _SPOKEN_HINT_RE.search(scan.masked) else ())
+        for match in scan.every(_SPOKEN_RE)
     ]
 
 
@@ -167,7 +169,10 @@ def audio_languages(scan: Scan, title_end: int, title: str, spoken: list[str]) -
                     _LANGUAGE_GROUPS.get(lowered)
                     or (LANGUAGE_WORDS.get(lowered) or _NEIGHBOUR_ONLY[lowered],)
                 )
-    dubbed = ((m.group("after") or m.group("before")).lower() for m in _DUBBED_RE.finditer(text, title_end))
+    dubbed = (
+        (m.group("after") or m.group("before")).lower()
+        for m in (_DUBBED_RE.finditer(text, title_end) if scan.may_match(_DUBBED_RE) else ())
+    )
     found.extend(LANGUAGE_WORDS[word] for word in dubbed if word in LANGUAGE_WORDS)
     wide = not text.isascii()
     if wide and _CHINESE_AUDIO_RE.search(text):

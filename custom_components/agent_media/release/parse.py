@@ -22,7 +22,7 @@ from typing import Final
 from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
 from .episodes import bare_episode, is_year, seasons_and_episodes
 from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
-from .scan import STRONG, WEAK, WORD_END, Scan, token
+from .scan import STRONG, WEAK, WORD_END, Scan, fold, hinted, may_match, token
 
 # Names come from search results: a longer one is junk, and clipping bounds the regular expressions' work.
 MAX_NAME_LENGTH: Final = 400
@@ -63,9 +63,9 @@ _RESOLUTION_PATTERNS: Final = (
         r"(?![a-z])",
         re.IGNORECASE,
     ),
-    re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE),
-    token(r"(4k|uhd|ultra[ .-]?hd)(?![ .-]?rip)"),
-    token(r"(full[ .-]?hd|fhd)"),
+    hinted(re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE), ("1080", "720")),
+    token(r"(4k|uhd|ultra[ .-]?hd)(?![ .-]?rip)", hints=("4k", "uhd", "ultra")),
+    token(r"(full[ .-]?hd|fhd)", hints=("full", "fhd")),
 )
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
@@ -74,12 +74,14 @@ _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
     r"|(?:[0-3]\d)[ .-](?:[0-3]\d)[ .-](?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
-_YEAR_RE: Final = re.compile(
-    r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2})[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])", re.IGNORECASE
+_YEAR_RE: Final = hinted(
+    re.compile(r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2})[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])", re.IGNORECASE),
+    ("19", "20"),
 )
-_YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?(?:(?:19|20)\d{2}|\d{2})(?![0-9])")
+_YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?((?:19|20)\d{2}|\d{2})(?![0-9])")
 _COMPLETE_RE: Final = token(
-    r"complete|completa|completo|integrale?|intégrale|l'?int[ée]grale|coffret|collection|all[ ._]seasons"
+    r"complete|completa|completo|integrale?|intégrale|l'?int[ée]grale|coffret|collection|all[ ._]seasons",
+    hints=("complet", "integral", "intégral", "coffret", "collection", "all"),
 )
 # Words around a pack's marker that belong to neither the title nor anything else.
 _PACK_WORDS_RE: Final = re.compile(
@@ -95,24 +97,47 @@ _PACK_WORDS_RE: Final = re.compile(
 # Checked in this order: the first hit wins, so REMUX beats BluRay and trash beats everything; a bare "TS"
 # yields to a real source ("HDTV … TS" is a transport stream, not a telesync).
 _SOURCE_PATTERNS: Final = (
-    ("remux", token(r"(?:bd|uhd|br|blu-?ray)?[ .-]?remux")),
+    ("remux", token(r"(?:bd|uhd|br|blu-?ray)?[ .-]?remux", hints=("remux",))),
     # "S-Print", "HDPrint": a camera's copy.
     (
         "cam",
-        token(r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print"),
+        token(
+            r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print",
+            hints=("cam", "print"),
+        ),
     ),
-    ("telesync", token(r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?")),
+    (
+        "telesync",
+        token(
+            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
+            hints=("ts", "telesync", "dvd"),
+        ),
+    ),
     # "TC1080p": a telecine glued to its resolution (masked by then).
-    ("telecine", token(r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\x00)", right=r"(?![a-z])")),
-    ("screener", token(r"(?:dvd|bd|br|web|hd|blu-?ray)?[ .-]?scr(?:eener)?|dvdscr|bdscr")),
-    ("webrip", token(r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap|microhd")),
+    (
+        "telecine",
+        token(
+            r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\x00)",
+            right=r"(?![a-z])",
+            hints=("tc", "telecine"),
+        ),
+    ),
+    ("screener", token(r"(?:dvd|bd|br|web|hd|blu-?ray)?[ .-]?scr(?:eener)?|dvdscr|bdscr", hints=("scr",))),
+    (
+        "webrip",
+        token(
+            r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap|microhd",
+            hints=("web", "rip", "microhd"),
+        ),
+    ),
     (
         "bluray",
         token(
             r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd|bd[ .-]?light|bd(?=\x00)|"
             # Sonarr's names for whole discs: "UHDBD", "BR-DISK", "BDISO".
-            r"uhd[ .-]?bd|br[ .-]?disk|bd[ .-]?iso"
+            r"uhd[ .-]?bd|br[ .-]?disk|bd[ .-]?iso",
+            hints=("blu", "bd", "br", "dvd"),
         ),
     ),
     (
@@ -120,7 +145,8 @@ _SOURCE_PATTERNS: Final = (
         token(
             r"web[ .-]?dl|web[ .-]?hd|webmux|dlmux|web(?![ .-]?(?:rip|dl))|amzn|itunes|"
             # A streaming service's HD or SD tag: "NetflixHD", "DisneyUHD", "HBOMaxHD", "AmazonSD".
-            r"(?:netflix|amazon|maxdome|disney|hbomax|hbo|appletv|hulu|paramount)(?:u?hd|sd)"
+            r"(?:netflix|amazon|maxdome|disney|hbomax|hbo|appletv|hulu|paramount)(?:u?hd|sd)",
+            hints=("web", "dlmux", "amzn", "itunes", "hd", "sd"),
         ),
     ),
     (
@@ -129,54 +155,56 @@ _SOURCE_PATTERNS: Final = (
             r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
             # "DTHRip": a direct-to-home satellite capture.
             r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|dth[ .-]?rip|"
-            r"(?:netflix)?uhd[ .-]?rip|hdtv"
+            r"(?:netflix)?uhd[ .-]?rip|hdtv",
+            hints=("tv", "dsr", "rip", "dvb", "raw", "ws"),
         ),
     ),
-    ("dvd", token(r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd")),
+    (
+        "dvd",
+        token(
+            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd", hints=("dvd", "ntsc", "pal")
+        ),
+    ),
 )
-# What every match of a source's pattern contains (in lower case): a pattern runs only where its hint is.
-_SOURCE_HINTS: Final = {
-    "remux": ("remux",), "cam": ("cam", "print"), "telesync": ("ts", "telesync", "dvd"),
-    "telecine": ("tc", "telecine"), "screener": ("scr",), "webrip": ("web", "rip", "microhd"),
-    "bluray": ("blu", "bd", "br", "hddvd", "hd-dvd", "hd.dvd", "hd dvd"),
-    "web-dl": ("web", "dlmux", "amzn", "itunes", "hd", "sd"),
-    "hdtv": ("tv", "dsr", "rip", "dvb", "raw", "ws"), "dvd": ("dvd", "ntsc"),
-}  # fmt: skip
-_BARE_TS_RE: Final = token(r"ts|tc")
+_BARE_TS_RE: Final = token(r"ts|tc", hints=("ts", "tc"))
 _TELESYNC_BARE: Final = {"ts": "telesync", "tc": "telecine"}
 # Source words that are also title words ("Charlotte's Web"): they end a title only when nothing else does.
 _WEAK_SOURCE_WORDS: Final = frozenset({"web", "cam", "dvd", "pal", "ntsc", "dvb", "scr", "ts", "tc"})
 # Workprints, R5, line or "clean" audio (a camera's picture with the sound taken apart), leaks, extras.
 _OTHER_TRASH_RE: Final = token(
-    r"workprint|r5|r6|line(?=[ .]audio)|(?:hq[ .-]?)?clean[ .-]?aud(?:io)?|leaked|deleted[ .-]scenes?"
+    r"workprint|r5|r6|line(?=[ .]audio)|(?:hq[ .-]?)?clean[ .-]?aud(?:io)?|leaked|deleted[ .-]scenes?",
+    hints=("workprint", "r5", "r6", "line", "clean", "leaked", "deleted"),
 )
 _CODEC_PATTERNS: Final = (
-    ("hevc", token(r"[xh][ .-]?265|hevc(?:10)?", right=r"(?![a-z0-9])")),
-    ("av1", token(r"av1")),
-    ("avc", token(r"[xh][ .-]?264|avc(?:hd)?|h264")),
-    ("xvid", token(r"xvid(?:hd)?|divx")),
+    ("hevc", token(r"[xh][ .-]?265|hevc(?:10)?", right=r"(?![a-z0-9])", hints=("265", "hevc"))),
+    ("av1", token(r"av1", hints=("av1",))),
+    ("avc", token(r"[xh][ .-]?264|avc(?:hd)?|h264", hints=("264", "avc"))),
+    ("xvid", token(r"xvid(?:hd)?|divx", hints=("xvid", "divx"))),
 )
 _HDR_PATTERNS: Final = (
-    ("DV", token(r"dv|dovi|dolby[ ._-]?vision")),
-    ("HDR10+", token(r"hdr10(?:\+|[ .-]?plus)", right=r"(?![a-z0-9])")),
-    ("HDR10", token(r"hdr10(?!\+|[ .-]?plus)")),
-    ("HDR", token(r"hdr(?!10)(?:\d{3,4})?")),
+    ("DV", token(r"dv|dovi|dolby[ ._-]?vision", hints=("dv", "dovi", "dolby"))),
+    ("HDR10+", token(r"hdr10(?:\+|[ .-]?plus)", right=r"(?![a-z0-9])", hints=("hdr10",))),
+    ("HDR10", token(r"hdr10(?!\+|[ .-]?plus)", hints=("hdr10",))),
+    ("HDR", token(r"hdr(?!10)(?:\d{3,4})?", hints=("hdr",))),
 )
 _AUDIO_PATTERNS: Final = (
-    ("TrueHD", token(r"true-?hd", right=_NO_LETTER)),
-    ("Atmos", token(r"atmos", right=_NO_LETTER)),
-    ("DTS-HD MA", token(r"dts-?hd[ ._-]?ma", right=_NO_LETTER)),
-    ("DTS-HD", token(r"dts[ .-]?hd(?![ ._-]?ma)", right=_NO_LETTER)),
-    ("DTS-X", token(r"dts[ ._:-]?x", right=WORD_END)),
+    ("TrueHD", token(r"true-?hd", right=_NO_LETTER, hints=("true",))),
+    ("Atmos", token(r"atmos", right=_NO_LETTER, hints=("atmos",))),
+    ("DTS-HD MA", token(r"dts-?hd[ ._-]?ma", right=_NO_LETTER, hints=("dts",))),
+    ("DTS-HD", token(r"dts[ .-]?hd(?![ ._-]?ma)", right=_NO_LETTER, hints=("dts",))),
+    ("DTS-X", token(r"dts[ ._:-]?x", right=WORD_END, hints=("dts",))),
     # "DTS-ES" (Extended Surround) is no Spanish.
-    ("DTS", token(r"dts(?:-es)?(?![ ._:-]?(?:hd|x(?![a-z0-9])))", right=_NO_LETTER)),
-    ("DD+", token(r"ddp|dd\+|e-?ac-?3|eac3", right=_NO_LETTER)),
-    ("DD", re.compile(r"(?<![a-z0-9-])(?:dd(?![p+])|ac-?3d?)(?![a-z])", re.IGNORECASE)),
-    ("AAC", token(r"aac", right=_NO_LETTER)),
-    ("FLAC", token(r"flac", right=_NO_LETTER)),
-    ("Opus", token(r"opus", right=_NO_LETTER)),
-    ("MP3", token(r"mp3")),
-    ("LPCM", token(r"l?pcm", right=_NO_LETTER)),
+    ("DTS", token(r"dts(?:-es)?(?![ ._:-]?(?:hd|x(?![a-z0-9])))", right=_NO_LETTER, hints=("dts",))),
+    ("DD+", token(r"ddp|dd\+|e-?ac-?3|eac3", right=_NO_LETTER, hints=("dd", "ac"))),
+    (
+        "DD",
+        hinted(re.compile(r"(?<![a-z0-9-])(?:dd(?![p+])|ac-?3d?)(?![a-z])", re.IGNORECASE), ("dd", "ac")),
+    ),
+    ("AAC", token(r"aac", right=_NO_LETTER, hints=("aac",))),
+    ("FLAC", token(r"flac", right=_NO_LETTER, hints=("flac",))),
+    ("Opus", token(r"opus", right=_NO_LETTER, hints=("opus",))),
+    ("MP3", token(r"mp3", hints=("mp3",))),
+    ("LPCM", token(r"l?pcm", right=_NO_LETTER, hints=("pcm",))),
 )
 # "5.1", and after an audio codec (masked by then) "DD51", "AAC2 0".
 _TITLE_WORD_AUDIO: Final = frozenset({"Opus", "Atmos"})
@@ -188,12 +216,63 @@ _TAGS_RE: Final = token(
     r"proper|repack|rerip|internal|unrated|remastered|legendado|hardsub|softsub|fastsub|vostfr|vost|"
     r"subfrench|10[ .-]?bits?|8[ .-]?bits?|hi10p?|nfofix|readnfo|dirfix|ac3d|\d+ ?mbps|\d+(?:\.\d+)? ?gb|"
     # Subtitles named by language ("SWESUB", "ESubs"), pay-per-view, video codecs the vocabulary leaves out.
-    r"(?:swe|dan|fin|nor|kor|pl|eng|ita|fre|ger|spa|rus|dk|nl|ro|hun|cz|e)subs?|ppv|vp9|mpeg-?2|vc-?1"
+    r"(?:swe|dan|fin|nor|kor|pl|eng|ita|fre|ger|spa|rus|dk|nl|ro|hun|cz|e)subs?|ppv|vp9|mpeg-?2|vc-?1",
+    hints=(
+        "proper",
+        "repack",
+        "rerip",
+        "internal",
+        "unrated",
+        "remastered",
+        "legendado",
+        "sub",
+        "vost",
+        "bit",
+        "hi10",
+        "nfo",
+        "dirfix",
+        "ac3d",
+        "mbps",
+        "gb",
+        "ppv",
+        "vp9",
+        "mpeg",
+        "vc",
+    ),
 )
 _CAPITAL_TAGS_RE: Final = token(
     r"LIMITED|UNCUT|UNCENSORED|EXTENDED|RESTORED|THEATRICAL|IMAX|CRITERION|DUBBED|SUBBED|WS|FS|HC|DC|"
     r"FINAL|PREAIR|PREAiR|REAL|RETAIL|HYBRID|DL|STV|CONVERT|HFR|DOKU|SBS|CD\d(?:of\d)?|\d{2,3}fps",
     flags=0,
+    hints=(
+        "limited",
+        "uncut",
+        "uncensored",
+        "extended",
+        "restored",
+        "theatrical",
+        "imax",
+        "criterion",
+        "dubbed",
+        "subbed",
+        "ws",
+        "fs",
+        "hc",
+        "dc",
+        "final",
+        "preair",
+        "real",
+        "retail",
+        "hybrid",
+        "dl",
+        "stv",
+        "convert",
+        "hfr",
+        "doku",
+        "sbs",
+        "cd",
+        "fps",
+    ),
 )
 
 # --- Groups and titles ------------------------------------------------------------------------------------
@@ -236,7 +315,7 @@ class ParsedRelease:
 # "HDTVx264", "WEB-DLx264": a source glued to its codec.
 _GLUED_CODEC_RE: Final = re.compile(r"(?<=tv|dl)(?=[xh]\.?26[45])", re.IGNORECASE)
 _M2TS_RE: Final = re.compile(r"\.m2ts$", re.IGNORECASE)
-_CRC_RE: Final = re.compile(r"[\[(][0-9a-f]{8}[\])]", re.IGNORECASE)
+_CRC_RE: Final = hinted(re.compile(r"[\[(][0-9a-f]{8}[\])]", re.IGNORECASE), ("[", "("))
 
 
 def parse_release(name: str) -> ParsedRelease:
@@ -245,7 +324,9 @@ def parse_release(name: str) -> ParsedRelease:
     fake = dangerous_name_extension(text) is not None
     # A Blu-ray's stream file says its source when the name does not: "Title.S03E01.Episode.m2ts".
     disc_stream = _M2TS_RE.search(text) is not None
-    text = _GLUED_CODEC_RE.sub(".", _strip_extensions(text))
+    file_name = _strip_extensions(text)
+    is_file = len(file_name) < len(text)
+    text = _GLUED_CODEC_RE.sub(".", file_name)
     text, leading_group = _strip_prefixes(text)
     scan = Scan(text)
     scan.every(_CRC_RE)
@@ -265,10 +346,13 @@ def parse_release(name: str) -> ParsedRelease:
     other_trash = scan.first(_OTHER_TRASH_RE) is not None
     # A season named by its year ("S2014E18", "1940x01") dates the release when nothing else does.
     season_year = next((season for season in seasons if is_year(str(season))), None)
-    start, end, year = _title_span(scan, date_year or season_year, show=bool(seasons or episodes))
+    start, end, year, title = _title_span(scan, date_year or season_year, show=bool(seasons or episodes))
     if not seasons and not episodes:
-        seasons, episodes, start, end = bare_episode(scan, start, end, leading_group=leading_group, year=year)
-    title = _clean_title(scan.text[start:end])
+        seasons, episodes, new_start, new_end = bare_episode(
+            scan, start, end, leading_group=leading_group, year=year, is_file=is_file
+        )
+        if (new_start, new_end) != (start, end):
+            start, end, title = new_start, new_end, _clean_title(scan.text[new_start:new_end])
     source = _source(sources, end) or ("bluray" if disc_stream else None)
     return ParsedRelease(
         title=title,
@@ -323,7 +407,10 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
-        elif tag and (_LATIN_RE.search(tag) or tag.strip().isdigit()):
+        elif tag and _NUMBER_TAG_RE.fullmatch(tag):
+            # Numbering keeps its brackets, which tell it from a title's: "[01]", "[166-192TV]", "[第01话]".
+            latin_tags.append(f"[{tag}]")
+        elif tag and _LATIN_RE.search(tag):
             latin_tags.append(tag)
         text = text[match.end() :]
         # "【Group】★Note★[Sintel][01]": a note in another script before the bracketed title.
@@ -335,6 +422,9 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
+_NUMBER_TAG_RE: Final = re.compile(
+    r"第?\d{1,4}(?:v\d)?[話话集回]?|\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE
+)
 _NON_LATIN_LEAD_RE: Final = re.compile(r"^[^\[\]a-z]+(?=\[)", re.IGNORECASE)
 _LATIN_WORD_TAG_RE: Final = re.compile(r"\[[^\]]*[a-z]{3}", re.IGNORECASE)
 
@@ -381,9 +471,8 @@ def _date(scan: Scan) -> int | None:
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
     """Return the sources named, best first, each with where it starts and whether it is a title word."""
     candidates: list[tuple[str, int, bool]] = []
-    lowered = scan.masked.lower()
     for value, pattern in _SOURCE_PATTERNS:
-        if not any(hint in lowered for hint in _SOURCE_HINTS[value]):
+        if not scan.may_match(pattern):
             continue  # most names name one source: the others' patterns need not run
         for match in pattern.finditer(scan.masked):
             weak = re.sub(r"[ .-]", "", match.group(0)).lower() in _WEAK_SOURCE_WORDS
@@ -420,8 +509,8 @@ def _audio(scan: Scan) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, int, int | None]:
-    """Return where the title starts and stops, and the year if the name has one.
+def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, int, int | None, str]:
+    """Return where the title starts and stops, the year if the name has one, and the title.
 
     The title ends at the first marker; of several years before that point the last is the release year
     ("Blade Runner 2049 2017"). A year at the very start belongs to the title ("1917") unless it is in
@@ -429,10 +518,13 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     starts with a marker ("[BD][1080p] Title") has its title in the first stretch of text between markers.
     """
     latest = dt.datetime.now(tz=dt.UTC).year + 1
-    ranges = list(_YEAR_RANGE_RE.finditer(scan.masked))
+    dated = scan.may_match(_YEAR_RE)
+    ranges = (
+        [match for match in _YEAR_RANGE_RE.finditer(scan.masked) if _is_run(match, latest)] if dated else []
+    )
     years = [
         match
-        for match in _YEAR_RE.finditer(scan.masked)
+        for match in (_YEAR_RE.finditer(scan.masked) if dated else ())
         if (match.start() > 0 or match.group(0)[0] in "([")  # "(2000) Title": a year, not the title
         and int(match.group(1)) <= latest
         and not any(r.start() <= match.start() < r.end() for r in ranges)
@@ -455,35 +547,58 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         end = ranges[0].start()
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
-    if _clean_title(scan.text[:end]):
-        return 0, end, year
+    if title := _clean_title(scan.text[:end]):
+        return 0, end, year, title
     for run in re.finditer(r"[^\x00]+", scan.masked):
         later = [start for start, _ in scan.ends if start >= run.end()]
         stop = min([*later, len(scan.text)])
-        if _clean_title(scan.text[run.start() : stop]):
-            return run.start(), stop, year
-    return 0, len(scan.text), year
+        if title := _clean_title(scan.text[run.start() : stop]):
+            return run.start(), stop, year, title
+    return 0, len(scan.text), year, _clean_title(scan.text)
+
+
+def _is_run(match: re.Match[str], latest: int) -> bool:
+    """Whether "1988-89" or "2010-2012" is a run of years: one that ends later, and not after next year.
+
+    "[Group] Title 2010 - 01" is a year and an episode.
+    """
+    first, last = int(match.group(1)), match.group(2)
+    end = int(last) if len(last) == 4 else first // 100 * 100 + int(last)  # noqa: PLR2004
+    if end <= first and len(last) == 2:  # noqa: PLR2004 - "1999-00" ends in the next century
+        end += 100
+    return first < end <= latest
 
 
 def _clean_title(text: str) -> str:
     # Dotted names ("Night.of.the.Living.Dead") use dots as spaces; spaced names keep "Mr." intact.
     text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
-    text = _EMPTY_BRACKETS_RE.sub(" ", text)
+    if "(" in text or "[" in text or "{" in text:
+        text = _EMPTY_BRACKETS_RE.sub(" ", text)
     if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
         text = text[:opened]  # "Title (Director, 1967)" ends inside the brackets
-    text = _one_title(text)
+    if may_match(_ALIAS_SEPARATOR_RE, fold(text)):
+        text = _one_title(text)
     previous = None
+    # Each tail below is looked for only where the title's last word can end one: most titles end none.
     while previous != text:
         previous = text
-        text = _PACK_WORDS_RE.sub("", _EDITION_RE.sub("", text))
+        if _last_word(text) in _EDITION_LAST_WORDS or _VERSION_RE.fullmatch(_last_word(text)):
+            text = _EDITION_RE.sub("", text)
+        if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
+            text = _PACK_WORDS_RE.sub("", text)
         text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text))
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
-        if (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
+        if text[-1:] in ")]" and (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
             inside = aside.group(0).strip(" ._()[]")
             latin_aside = _LATIN_RE.search(inside) and not _LATIN_RE.search(text[: aside.start()])
             text = inside if latin_aside else text[: aside.start()]
     return " ".join(_LEADING_JUNK_RE.sub("", text).split())
+
+
+def _last_word(text: str) -> str:
+    """Return the last word of a title, case-folded: what follows its last space, dot, underscore or dash."""
+    return text[max(text.rfind(" "), text.rfind("."), text.rfind("_"), text.rfind("-")) + 1 :].casefold()
 
 
 def _one_title(text: str) -> str:
@@ -495,7 +610,9 @@ def _one_title(text: str) -> str:
 
 
 # "AKA", "a.k.a." and a slash between spaces separate a title from its aliases.
-_ALIAS_SEPARATOR_RE: Final = re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE)
+_ALIAS_SEPARATOR_RE: Final = hinted(
+    re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE), ("aka", "a.k.a", "/")
+)
 _LATIN_RE: Final = re.compile(r"[a-z]", re.IGNORECASE)
 # Edition words and a version that end a title: "Sintel EXTENDED", "Sintel - International Cut", "Sintel v2".
 _EDITION_RE: Final = re.compile(
@@ -504,6 +621,27 @@ _EDITION_RE: Final = re.compile(
     r"(?:special|collector'?s|ultimate|anniversary)[ ._]edition)$",
     re.IGNORECASE,
 )
+# The last words _EDITION_RE and _PACK_WORDS_RE can end on.
+_EDITION_LAST_WORDS: Final = frozenset(
+    {
+        "custom",
+        "extended",
+        "imax",
+        "edition",
+        "hq",
+        "uncut",
+        "unrated",
+        "remastered",
+        "integral",
+        "theatrical",
+        "cut",
+    }
+)
+_VERSION_RE: Final = re.compile(r"v\d")
+_PACK_LAST_WORDS: Final = frozenset(
+    {"complete", "full", "coffret", "all", "series", "miniseries", "season", "seasons", "collection", "set",
+     "boxset", "pack", "us", "uk", "au", "nz", "ca", "ep", "episode"}
+)  # fmt: skip
 
 
 _ASIDE_RE: Final = re.compile(r"[ ._]*[(\[][^()\[\]]*[)\]]$")
