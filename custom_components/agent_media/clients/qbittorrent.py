@@ -55,6 +55,7 @@ DUPLICATE_LOOKUP_PAUSE: Final = 0.1  # seconds; runs in the executor
 # within milliseconds, so one not listed after this long was lost, and is added again after each pause (taking
 # a slow add for a lost one costs an extra look and an add that qBittorrent refuses as a duplicate).
 ADD_LISTING_WAIT: Final = 1.0  # seconds; runs in the executor
+ADD_LISTING_FIRST_POLL: Final = 0.002  # seconds; the second look, doubling after
 ADD_LISTING_POLL: Final = 0.2  # seconds between looks, at most
 ADD_AGAIN_PAUSES: Final = (0.2, 1.0)  # seconds, after asking for the metadata again
 _READ_CHUNK: Final = 64 * 1024
@@ -272,7 +273,7 @@ def _request_metadata(client: qbittorrentapi.Client, magnet: str) -> str:
 def _wait_until_listed(client: qbittorrentapi.Client, info_hash: str) -> bool:
     """Look for a torrent, soon then less often, for up to `ADD_LISTING_WAIT`; return whether it is listed."""
     deadline = time.monotonic() + ADD_LISTING_WAIT
-    delay = 0.01
+    delay = ADD_LISTING_FIRST_POLL
     while not client.torrents_info(torrent_hashes=info_hash):
         if time.monotonic() >= deadline:
             return False
