@@ -393,6 +393,17 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # The years a season ran are no episodes.
     ("Pioneer One Season 1 (2010-11) 720p WEB-DL", {"year": 2010, "seasons": (1,), "episodes": ()}),
     ("Pioneer One Сезон 1-3 (2010-2012) WEB-DL", {"seasons": (1, 2, 3), "episodes": ()}),
+    # Glued episode codes, a chain of dashes running to its last number, a year after a dash (no episode).
+    ("Pioneer One E01E02E03 720p", {"title": "Pioneer One", "seasons": (), "episodes": (1, 2, 3)}),
+    ("Pioneer One E01-02-04 720p", {"episodes": (1, 2, 3, 4)}),
+    ("Pioneer One Episode 5 - 2012 720p", {"episodes": (5,), "year": 2012}),
+    # Seasons with a tilde for a dash.
+    ("Pioneer.One.Season.1~3.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("Pioneer.One.Season.1.2.3~5.HDTV", {"seasons": (1, 2, 3, 4, 5)}),
+    # A camera's, telesync's or telecine's rip, glued or with an underscore.
+    ("Sintel_2010_CAM_Rip", {"title": "Sintel", "source": "cam", "trash": True}),
+    ("Sintel 2010 TelesyncRip x264", {"source": "telesync", "trash": True}),
+    ("Sintel 2010 TeleCineRip x264", {"source": "telecine", "trash": True}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

@@ -70,7 +70,7 @@ _SEASON_HINTS: Final = (
 # "and" and "to" in the languages that name seasons: "Temporadas 1 y 2", "Staffel 1 bis 3", "Сезон 1 и 2".
 _AND_WORDS: Final = r"y|e|et|und|en|и"
 _TO_WORDS: Final = r"bis|thru|through|al|ao|по"
-_SEASON_RANGE_WORDS: Final = frozenset({"-", "to", "a", "à", "bis", "thru", "through", "al", "ao", "по"})
+_SEASON_RANGE_WORDS: Final = frozenset({"-", "~", "to", "a", "à", "bis", "thru", "through", "al", "ao", "по"})
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
 _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
@@ -81,7 +81,7 @@ _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORD
 # "Saisons 1 à 3".
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?[-~](?![ ._]0)[ ._]?"
     rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._](?!0))"  # "Season 1 E 05" numbers an episode
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     # A zero-padded number after a season's is an episode: "Season 1 01-12".
@@ -175,11 +175,14 @@ _EPISODE_WORDS: Final = (
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "EP01~EP12", "Ep.01 - Ep.12", "Folge 5 von 12",
-# Dutch "afl.3 en 4".
+# Dutch "afl.3 en 4"; codes glued in a row, "E01E02E03"; a chain of dashes runs to its last number,
+# "E01-02-04" (as guessit and parsett read it).
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?(?P<last>\d{1,4})"
-    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d))+))?"
+    # A year after a dash is no episode: "Episode 5 - 2012".
+    r"(?:(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?"
+    r"(?!(?:19|20)\d\d(?!\d))(?P<last>\d{1,4})(?!\d))+"
+    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d)|e\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -394,7 +397,7 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(
-    rf"(-|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
+    rf"(-|~|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000

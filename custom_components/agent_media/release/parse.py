@@ -102,14 +102,14 @@ _SOURCE_PATTERNS: Final = (
     (
         "cam",
         token(
-            r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print",
+            r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ ._-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print",
             hints=("cam", "print"),
         ),
     ),
     (
         "telesync",
         token(
-            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
+            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync(?:[ ._-]?rip)?|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
             hints=("ts", "telesync", "dvd"),
         ),
     ),
@@ -117,7 +117,7 @@ _SOURCE_PATTERNS: Final = (
     (
         "telecine",
         token(
-            r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\x00)",
+            r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine(?:[ ._-]?rip)?|tc(?=\x00)",
             right=r"(?![a-z])",
             hints=("tc", "telecine"),
         ),
