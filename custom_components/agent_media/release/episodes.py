@@ -19,7 +19,7 @@ from .scan import MASK, Scan, hinted, token
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -46,12 +46,12 @@ _CROSS_RE: Final = hinted(
 _SEASON_DASH_EPISODE_RE: Final = hinted(
     re.compile(r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE), ("-",)
 )
-# "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
-# dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
+# "Title - 6.01 - Episode", "[5.134]", "Episode 1.22", "Ep 1.05": a season and an episode around a dot, set
+# apart by a dash or brackets, or after an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
 _DOTTED_EPISODE_RE: Final = hinted(
     re.compile(
-        r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
-        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
+        r"(?:(?<=[\[(])|(?<= - )|(?P<word>(?<=episode )|(?<=episode\.)|(?<=ep )|(?<=ep\.)))"
+        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?(word)(?![\dpi.])|(?=[\])]| - ))",
         re.IGNORECASE,
     ),
     (".",),
@@ -237,9 +237,12 @@ _FILE_SEASON_EPISODE_RE: Final = re.compile(
 _BRACKETED_NUMBER_RE: Final = re.compile(
     r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
 )
-# "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]".
+# "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]"; a tilde names a range out of brackets too:
+# "Title 01~12" (a dash there may be a title's, "Title 1-2").
 _BRACKETED_RANGE_RE: Final = re.compile(
-    r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?[\])]", re.IGNORECASE
+    r"(?:(?P<open>[\[(])|(?<=[ ._])(?=\d{1,4} ?~))"
+    r"(?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?(?(open)[\])]|(?=[ ._\[(]|$))",
+    re.IGNORECASE,
 )
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
@@ -469,8 +472,8 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     Each form is narrow on purpose: "Apollo 13 1080p" and "Plan 9 from Outer Space" are films.
     """
     head = scan.masked[:end]
-    # A group's episode may follow the year: "[Group] Title (2020) - 35 (720p)".
-    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group else head
+    # An episode may follow the year: "[Group] Title (2020) - 35 (720p)", "Title (2020) - 05 [720p]".
+    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group or year else head
     if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
