@@ -404,6 +404,20 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel_2010_CAM_Rip", {"title": "Sintel", "source": "cam", "trash": True}),
     ("Sintel 2010 TelesyncRip x264", {"source": "telesync", "trash": True}),
     ("Sintel 2010 TeleCineRip x264", {"source": "telecine", "trash": True}),
+    # "&" continues a code's episodes; a dotted season and episode after an episode word; a bare tilde range.
+    ("Pioneer One S01E05&06 720p", {"seasons": (1,), "episodes": (5, 6)}),
+    ("Pioneer One Episode 1.05 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": (5,)}),
+    ("Pioneer One Ep.12.720p", {"seasons": (), "episodes": (12,), "resolution": "720p"}),
+    ("Pioneer One 01~05 720p", {"title": "Pioneer One", "episodes": (1, 2, 3, 4, 5)}),
+    # An episode after the year, without a group; a name that starts with its season and episode.
+    ("Pioneer One (2010) - 05 [720p]", {"title": "Pioneer One", "year": 2010, "episodes": (5,)}),
+    ("4-13 Pioneer One 720p", {"title": "Pioneer One", "seasons": (4,), "episodes": (13,)}),
+    # A leading bracket with a year or a dotted episode holds no group.
+    ("[1968] Night of the Living Dead [DVDRip]", {"title": "Night of the Living Dead", "year": 1968}),
+    ("[5.01] Pioneer One.avi", {"title": "Pioneer One", "seasons": (5,), "episodes": (1,)}),
+    # Of several years alone in brackets, the first; in a path, the file's.
+    ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
+    ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

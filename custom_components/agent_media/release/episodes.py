@@ -244,6 +244,11 @@ _BRACKETED_RANGE_RE: Final = re.compile(
     r"(?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?(?(open)[\])]|(?=[ ._\[(]|$))",
     re.IGNORECASE,
 )
+# A file named by its season and episode before the episode's title: "4-13 Title.mkv" (a zero-padded first
+# number would rather start a range, "01-13 Title").
+_LEADING_SEASON_EPISODE_RE: Final = re.compile(
+    r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?= [a-z])", re.IGNORECASE
+)
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
@@ -479,6 +484,9 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         stop = min(match.start(), end)
         last = match.group("last") or match.group("last_word")
         return [], _episode_range(int(match.group("episode")), last), start, stop
+    if not leading_group and (match := _LEADING_SEASON_EPISODE_RE.match(head, start)):
+        scan.take(match, 0)  # "4-13 Episode Title.mkv": season 4's thirteenth
+        return [int(match.group("season"))], [int(match.group("episode"))], match.end(), end
     if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not is_year(match.group(1)):
         scan.take(match, 0)
         episodes = _episode_range(int(match.group("episode")), match.group("last"))

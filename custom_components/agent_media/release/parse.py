@@ -404,6 +404,8 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         tag = match.group(1) if match.group(1) is not None else match.group(2)
         if tag is not None and _describes_release(f"[{tag}]"):
             break  # "[BD][1080p] Title": the finders read these
+        if group is None and tag is not None and _LEADING_NUMBERS_RE.fullmatch(tag):
+            break  # "[2010] Title", "[5.01] Episode Name": a year or a season's episode, not a group
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
@@ -422,6 +424,7 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
+_LEADING_NUMBERS_RE: Final = re.compile(r"(?:19|20)\d\d|\d{1,2}\.\d{2,3}")
 _NUMBER_TAG_RE: Final = re.compile(
     r"第?\d{1,4}(?:v\d)?[話话集回]?|\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE
 )
@@ -534,10 +537,13 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     end = first_marker
     if before := [match for match in years if match.start() < first_marker]:
         # A year in brackets is the release's: "The Insider (1999) 60 Minutes Interview 1996"; one alone in
-        # them before one with words: "Title (2010) (2012 Remaster)".
+        # them before one with words: "Title (2010) (2012 Remaster)"; the first of several alone, as guessit
+        # and parsett read them: "Title (1968) (1990)" (the later one dates a restoration or an upload).
         bracketed = [match for match in before if match.group(0)[0] in "(["]
         alone = [match for match in bracketed if match.group(0)[-1] in ")]"]
-        chosen = (alone or bracketed[-1:] or before)[-1]
+        # In a path, the file's: "Title (2000)/Title (2001).mkv".
+        alone = [match for match in alone if match.start() > scan.text.rfind("/")] or alone
+        chosen = alone[0] if alone else (bracketed or before)[-1]
         end, year = chosen.start(), int(chosen.group(1))
         scan.take(chosen, 0)
     elif years:
