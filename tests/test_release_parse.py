@@ -415,6 +415,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A leading bracket with a year or a dotted episode holds no group.
     ("[1968] Night of the Living Dead [DVDRip]", {"title": "Night of the Living Dead", "year": 1968}),
     ("[5.01] Pioneer One.avi", {"title": "Pioneer One", "seasons": (5,), "episodes": (1,)}),
+    # A run of years in brackets dates a show by its start, a collection of films by none.
+    ("Night of the Living Dead Collection (1968-1990) 1080p", {"year": None, "complete": True}),
+    ("Pioneer One S01 1080p (2010-2012)", {"year": 2010, "seasons": (1,)}),
     # Of several years alone in brackets, the first; in a path, the file's.
     ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
     ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),

@@ -530,7 +530,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         for match in (_YEAR_RE.finditer(scan.masked) if dated else ())
         if (match.start() > 0 or match.group(0)[0] in "([")  # "(2000) Title": a year, not the title
         and int(match.group(1)) <= latest
-        and not any(r.start() <= match.start() < r.end() for r in ranges)
+        and not any(r.start() <= match.start(1) < r.end() for r in ranges)  # "(2001-2010)" too
     ]
     first_marker = scan.first_marker()
     year = date_year
@@ -549,8 +549,8 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     elif years:
         year = int(years[0].group(1))
         scan.take(years[0], 0)
-    elif ranges and 0 < ranges[0].start() < first_marker:
-        end = ranges[0].start()
+    elif ranges and ranges[0].start() > 0:
+        end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
     if title := _clean_title(scan.text[:end]):
