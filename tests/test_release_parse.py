@@ -400,6 +400,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Seasons with a tilde for a dash.
     ("Pioneer.One.Season.1~3.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     ("Pioneer.One.Season.1.2.3~5.HDTV", {"seasons": (1, 2, 3, 4, 5)}),
+    # A DVD's VIDEO_TS folder is a DVD, no telesync.
+    ("Sintel.2010.VIDEO_TS", {"title": "Sintel", "source": "dvd", "trash": False}),
     # A camera's, telesync's or telecine's rip, glued or with an underscore.
     ("Sintel_2010_CAM_Rip", {"title": "Sintel", "source": "cam", "trash": True}),
     ("Sintel 2010 TelesyncRip x264", {"source": "telesync", "trash": True}),

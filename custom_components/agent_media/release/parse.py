@@ -162,7 +162,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "dvd",
         token(
-            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd", hints=("dvd", "ntsc", "pal")
+            # A DVD's "VIDEO_TS" folder is no telesync.
+            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd|video[ ._-]?ts",
+            hints=("dvd", "ntsc", "pal", "video"),
         ),
     ),
 )
