@@ -420,6 +420,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A run of years in brackets dates a show by its start, a collection of films by none.
     ("Night of the Living Dead Collection (1968-1990) 1080p", {"year": None, "complete": True}),
     ("Pioneer One S01 1080p (2010-2012)", {"year": 2010, "seasons": (1,)}),
+    # A spaced "S01 - 13" is an anime's episode, "S01-13" a range of seasons; a zero-padded range is a batch.
+    ("[Grp] Pioneer One S01 - 13 [1080p]", {"title": "Pioneer One", "seasons": (1,), "episodes": (13,)}),
+    ("Pioneer One S01-03 1080p", {"seasons": (1, 2, 3), "episodes": ()}),
+    ("Pioneer One 01-10 [1080p]", {"title": "Pioneer One", "episodes": tuple(range(1, 11))}),
     # Of several years alone in brackets, the first; in a path, the file's.
     ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
     ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),

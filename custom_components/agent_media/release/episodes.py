@@ -252,6 +252,10 @@ _LEADING_SEASON_EPISODE_RE: Final = re.compile(
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
+# Without a group, a range of zero-padded numbers is still a batch: "Title 01-10 [1080p]".
+_PADDED_RANGE_RE: Final = re.compile(
+    r"(?<=[ ._])(?P<episode>0\d{1,3})[ ]?[-~][ ]?(?P<last>\d{2,4})(?=[ ._]*(?:$|[\[(【\x00]))"
+)
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
 # season 1's 9 and 10.
@@ -308,7 +312,8 @@ def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None: 
             episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
         first, last = int(match.group("first")), int(match.group("last"))
-        if last <= first and not episodes and "s" not in match.group(0)[1:].lower():
+        spaced = " - " in match.group(0)  # an anime's "S01 - 13" is an episode; a range is "S01-13"
+        if (last <= first or spaced) and not episodes and "s" not in match.group(0)[1:].lower():
             seasons.append(first)  # "[Group] Title S02 - 01": no range runs backwards, an episode follows
             episodes.append(last)
         else:
@@ -497,7 +502,9 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     if is_file and not leading_group and (match := _FILE_SEASON_EPISODE_RE.search(scan.masked, start)):
         scan.take(match)
         return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
-    match = _BARE_NUMBER_RE.search(dash_head, start) if leading_group else None
+    match = (
+        _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(head, start)
+    )
     if match and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
