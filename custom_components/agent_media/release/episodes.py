@@ -252,9 +252,10 @@ _LEADING_SEASON_EPISODE_RE: Final = re.compile(
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
 )
-# Without a group, a range of zero-padded numbers is still a batch: "Title 01-10 [1080p]".
+# Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
+# that ends the name may be a date: "Title 03-20").
 _PADDED_RANGE_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>0\d{1,3})[ ]?[-~][ ]?(?P<last>\d{2,4})(?=[ ._]*(?:$|[\[(【\x00]))"
+    r"(?<=[ ._])(?P<episode>0\d{1,3})[ ]?[-~][ ]?(?P<last>\d{2,4})(?=[ ._]*[\[(【\x00])"
 )
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
