@@ -424,6 +424,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Pioneer One S01 - 13 [1080p]", {"title": "Pioneer One", "seasons": (1,), "episodes": (13,)}),
     ("Pioneer One S01-03 1080p", {"seasons": (1, 2, 3), "episodes": ()}),
     ("Pioneer One 01-10 [1080p]", {"title": "Pioneer One", "episodes": tuple(range(1, 11))}),
+    # A slash lists seasons after a season word; "thru" runs between two season codes.
+    ("Pioneer One Seasons 1/2/3 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("Pioneer One S01 thru S03 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     # Of several years alone in brackets, the first; in a path, the file's.
     ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
     ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),

@@ -77,11 +77,11 @@ _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "s
                         "eight": 8, "nine": 9, "ten": 10, "un": 1, "deux": 2, "trois": 3, "quatre": 4,
                         "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10}  # fmt: skip
 _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORDS), key=len, reverse=True))})"
-# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII",
-# "Saisons 1 à 3".
+# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Seasons 1/2/3", "Temporada 1 de 5",
+# "Saison VII", "Saisons 1 à 3".
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?[-~](?![ ._]0)[ ._]?"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?[-~](?![ ._]0)[ ._]?|/"
     rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._](?!0))"  # "Season 1 E 05" numbers an episode
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     # A zero-padded number after a season's is an episode: "Season 1 01-12".
@@ -148,13 +148,13 @@ _NUMBER_EPISODE_WORD_RE: Final = token(
 _SEASON_RANGE_RE: Final = hinted(
     re.compile(
         r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
-        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
-        r"(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
-        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
+        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|thru|through|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
+        r"(?=[ ._]?(?:-|to|thru|through|&|,|\+)[ ._]?s\d))*"
+        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|thru|through|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
         r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
         re.IGNORECASE,
     ),
-    ("-", "to", "&", ",", "+"),
+    ("-", "to", "thr", "&", ",", "+"),
 )
 # British "Series 2": a season; "Series 1-3": three.
 _SERIES_RE: Final = token(
@@ -411,7 +411,7 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(
-    rf"(-|~|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
+    rf"(-|~|to|a|à|&|and|,|/|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
