@@ -223,11 +223,12 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
-# A volume of discs is no episode: "[Group] Title Vol.2 [BD]".
+# A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2"), nor a
+# title's before the bracketed episode: "[Group][Title 2][05]".
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )"
+    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie )(?<![Ff]ilm )"
     r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
-    r"(?=[ ._]*(?:$|[\[(【\x00])| - )"
+    r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
 # A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
 # a date ("Title.18.09.00.avi").
