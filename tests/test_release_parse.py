@@ -430,6 +430,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A film's number is no episode; nor is a title's before the bracketed episode.
     ("[Grp] Pebble Garden Movie 2 [1080p]", {"title": "Pebble Garden Movie 2", "episodes": ()}),
     ("[Grp][Pebble Garden 2][05][1080P]", {"title": "Pebble Garden 2", "episodes": (5,)}),
+    # A season's part is a share of its episodes; a British series' part is an episode.
+    ("Pioneer One Season 1 Part 2 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": ()}),
+    ("Pioneer One Series 1 Part 2 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": (2,)}),
     # Of several years alone in brackets, the first; in a path, the file's.
     ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
     ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),
