@@ -433,6 +433,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A season's part is a share of its episodes; a British series' part is an episode.
     ("Pioneer One Season 1 Part 2 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": ()}),
     ("Pioneer One Series 1 Part 2 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": (2,)}),
+    # A bracketed episode may be padded inside its brackets.
+    ("Pebble Garden [.01.] 720p.mkv", {"title": "Pebble Garden", "episodes": (1,)}),
+    ("[Grp] Pebble Garden [ 05 ] [720p]", {"title": "Pebble Garden", "episodes": (5,)}),
     # Of several years alone in brackets, the first; in a path, the file's.
     ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
     ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),

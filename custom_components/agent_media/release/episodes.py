@@ -235,8 +235,10 @@ _BARE_NUMBER_RE: Final = re.compile(
 _FILE_SEASON_EPISODE_RE: Final = re.compile(
     r"(?<=[ ._])(?<!\d[-._])(?P<season>\d{1,2})[-._](?P<episode>\d{2})$"
 )
+# "[05]", "[ 05 ]", "[.05.]", "#05".
 _BRACKETED_NUMBER_RE: Final = re.compile(
-    r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
+    r"\[(?P<pad>[ .-]?)(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?(?P=pad)\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)",
+    re.IGNORECASE,
 )
 # "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]"; a tilde names a range out of brackets too:
 # "Title 01~12" (a dash there may be a title's, "Title 1-2").
