@@ -436,6 +436,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A bracketed episode may be padded inside its brackets.
     ("Pebble Garden [.01.] 720p.mkv", {"title": "Pebble Garden", "episodes": (1,)}),
     ("[Grp] Pebble Garden [ 05 ] [720p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    # Russian "Ser.", in its own letters, is short for an episode.
+    ("Пионер / Pioneer One Сер. 5 720p", {"episodes": (5,)}),  # noqa: RUF001 - letters of other scripts
     # Of several years alone in brackets, the first; in a path, the file's.
     ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
     ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),

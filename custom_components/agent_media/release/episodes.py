@@ -171,7 +171,8 @@ _EPISODE_WORDS: Final = (
     r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
     # Polish "odc." and Czech "díl" are short for an episode.
     r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|odc|díl|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
-    r"эпизод|выпуски?|"
+    # Russian "Ser. 5", in its own letters, is short for its episode word.
+    r"эпизод|выпуски?|сер(?=\.)|"  # noqa: RUF001 - letters of other scripts, on purpose
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "EP01~EP12", "Ep.01 - Ep.12", "Folge 5 von 12",
