@@ -430,9 +430,6 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A film's number is no episode; nor is a title's before the bracketed episode.
     ("[Grp] Pebble Garden Movie 2 [1080p]", {"title": "Pebble Garden Movie 2", "episodes": ()}),
     ("[Grp][Pebble Garden 2][05][1080P]", {"title": "Pebble Garden 2", "episodes": (5,)}),
-    # A season's part is a share of its episodes; a British series' part is an episode.
-    ("Pioneer One Season 1 Part 2 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": ()}),
-    ("Pioneer One Series 1 Part 2 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": (2,)}),
     # A bracketed episode may be padded inside its brackets.
     ("Pebble Garden [.01.] 720p.mkv", {"title": "Pebble Garden", "episodes": (1,)}),
     ("[Grp] Pebble Garden [ 05 ] [720p]", {"title": "Pebble Garden", "episodes": (5,)}),

@@ -349,7 +349,7 @@ def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None: 
     if not seasons and (series := scan.first(_SERIES_RE)):
         seasons.extend(_season_range(int(series.group("season")), int(series.group("last") or 0)))
         if not episodes:
-            episodes.extend(_episode_after_season(scan, series.end(), part_is_episode=True))
+            episodes.extend(_episode_after_season(scan, series.end()))
 
 
 def _episode_words(scan: Scan) -> list[int]:
@@ -377,17 +377,16 @@ def _episode_words(scan: Scan) -> list[int]:
 # A season in brackets may come first: "Title (Season 2) - 05".
 _AFTER_SEASON_EPISODE_RE: Final = re.compile(
     r"[)\]]?(?P<year>[ ._]\((?:19|20)\d{2}\))?(?:[ ._]-[ ._]part[ ._]\d{1,2}(?=[ ._]-[ ._]))?"
-    r"(?:[ ._]-[ ._]|(?P<part>[ ._]part[ ._])|[ ._][(\[]?(?=\d{1,4} ?[-~] ?\d))"
+    r"(?:[ ._]-[ ._]|[ ._]part[ ._]|[ ._][(\[]?(?=\d{1,4} ?[-~] ?\d))"
     r"(?P<episode>\d{1,4})(?:v\d)?(?:(?:[ ]?[-~][ ]?|[ ](?:to|ao|al)[ ])(?P<last>\d{1,4}))?(?![\dpi])[)\]]?",
     re.IGNORECASE,
 )
 
 
-def _episode_after_season(scan: Scan, end: int, *, part_is_episode: bool = False) -> list[int]:
-    """Take and return the episodes numbered right after a season: "S2 - 11", "S2 (2019) - 11".
+def _episode_after_season(scan: Scan, end: int) -> list[int]:
+    """Take and return the episodes numbered right after a season: "S2 - 11", "S2 (2019) - 11", "Part 3".
 
-    An anime's cour may come between: "S3 - Part 1 - 13". A part is an episode only of a British series
-    ("Series 2 Part 11"); a season's part is a share of its episodes ("Season 1 Part 2", as parsett reads it).
+    An anime's cour may come between: "S3 - Part 1 - 13".
     """
     after = _AFTER_SEASON_EPISODE_RE.match(scan.masked, end)
     if after is None:
@@ -401,7 +400,7 @@ def _episode_after_season(scan: Scan, end: int, *, part_is_episode: bool = False
         if past_year is None:
             return []
         after = past_year
-    if is_year(after.group("episode")) or (after.group("part") and not part_is_episode):
+    if is_year(after.group("episode")):
         return []  # "Season 1 (2010-11)": the years the season ran, left to the year finder
     scan.take(after)
     return _episode_range(int(after.group("episode")), after.group("last"))
