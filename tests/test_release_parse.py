@@ -430,6 +430,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A film's number is no episode; nor is a title's before the bracketed episode.
     ("[Grp] Pebble Garden Movie 2 [1080p]", {"title": "Pebble Garden Movie 2", "episodes": ()}),
     ("[Grp][Pebble Garden 2][05][1080P]", {"title": "Pebble Garden 2", "episodes": (5,)}),
+    # A zero-padded number in parentheses is an episode, as one in square brackets is.
+    ("Pebble Garden (05) [1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
     # A bracketed episode may be padded inside its brackets.
     ("Pebble Garden [.01.] 720p.mkv", {"title": "Pebble Garden", "episodes": (1,)}),
     ("[Grp] Pebble Garden [ 05 ] [720p]", {"title": "Pebble Garden", "episodes": (5,)}),

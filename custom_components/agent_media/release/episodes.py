@@ -236,9 +236,10 @@ _BARE_NUMBER_RE: Final = re.compile(
 _FILE_SEASON_EPISODE_RE: Final = re.compile(
     r"(?<=[ ._])(?<!\d[-._])(?P<season>\d{1,2})[-._](?P<episode>\d{2})$"
 )
-# "[05]", "[ 05 ]", "[.05.]", "#05".
+# "[05]", "[ 05 ]", "[.05.]", "#05", and a zero-padded number in parentheses, "(05)".
 _BRACKETED_NUMBER_RE: Final = re.compile(
-    r"\[(?P<pad>[ .-]?)(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?(?P=pad)\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)",
+    r"\[(?P<pad>[ .-]?)(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?(?P=pad)\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)"
+    r"|\((?P<paren>0\d{1,3})\)",
     re.IGNORECASE,
 )
 # "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]"; a tilde names a range out of brackets too:
@@ -515,9 +516,10 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
-    if match and match.start() > start and not is_year(match.group("episode") or match.group("hash")):
+    number = match and (match.group("episode") or match.group("hash") or match.group("paren"))
+    if match and number and match.start() > start and not is_year(number):
         scan.take(match)  # "[Group] Title [05][1080p]", "Title #05": an episode
-        return [], [int(match.group("episode") or match.group("hash"))], start, min(match.start(), end)
+        return [], [int(number)], start, min(match.start(), end)
     match = _BRACKETED_RANGE_RE.search(scan.masked, start)
     if (
         match
