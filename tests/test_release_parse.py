@@ -393,6 +393,53 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # The years a season ran are no episodes.
     ("Pioneer One Season 1 (2010-11) 720p WEB-DL", {"year": 2010, "seasons": (1,), "episodes": ()}),
     ("Pioneer One Сезон 1-3 (2010-2012) WEB-DL", {"seasons": (1, 2, 3), "episodes": ()}),
+    # Glued episode codes, a chain of dashes running to its last number, a year after a dash (no episode).
+    ("Pioneer One E01E02E03 720p", {"title": "Pioneer One", "seasons": (), "episodes": (1, 2, 3)}),
+    ("Pioneer One E01-02-04 720p", {"episodes": (1, 2, 3, 4)}),
+    ("Pioneer One Episode 5 - 2012 720p", {"episodes": (5,), "year": 2012}),
+    # Seasons with a tilde for a dash.
+    ("Pioneer.One.Season.1~3.720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("Pioneer.One.Season.1.2.3~5.HDTV", {"seasons": (1, 2, 3, 4, 5)}),
+    # A DVD's VIDEO_TS folder is a DVD, no telesync.
+    ("Sintel.2010.VIDEO_TS", {"title": "Sintel", "source": "dvd", "trash": False}),
+    # A camera's, telesync's or telecine's rip, glued or with an underscore.
+    ("Sintel_2010_CAM_Rip", {"title": "Sintel", "source": "cam", "trash": True}),
+    ("Sintel 2010 TelesyncRip x264", {"source": "telesync", "trash": True}),
+    ("Sintel 2010 TeleCineRip x264", {"source": "telecine", "trash": True}),
+    # "&" continues a code's episodes; a dotted season and episode after an episode word; a bare tilde range.
+    ("Pioneer One S01E05&06 720p", {"seasons": (1,), "episodes": (5, 6)}),
+    ("Pioneer One Episode 1.05 720p", {"title": "Pioneer One", "seasons": (1,), "episodes": (5,)}),
+    ("Pioneer One Ep.12.720p", {"seasons": (), "episodes": (12,), "resolution": "720p"}),
+    ("Pioneer One 01~05 720p", {"title": "Pioneer One", "episodes": (1, 2, 3, 4, 5)}),
+    # An episode after the year, without a group; a name that starts with its season and episode.
+    ("Pioneer One (2010) - 05 [720p]", {"title": "Pioneer One", "year": 2010, "episodes": (5,)}),
+    ("4-13 Pioneer One 720p", {"title": "Pioneer One", "seasons": (4,), "episodes": (13,)}),
+    # A leading bracket with a year or a dotted episode holds no group.
+    ("[1968] Night of the Living Dead [DVDRip]", {"title": "Night of the Living Dead", "year": 1968}),
+    ("[5.01] Pioneer One.avi", {"title": "Pioneer One", "seasons": (5,), "episodes": (1,)}),
+    # A run of years in brackets dates a show by its start, a collection of films by none.
+    ("Night of the Living Dead Collection (1968-1990) 1080p", {"year": None, "complete": True}),
+    ("Pioneer One S01 1080p (2010-2012)", {"year": 2010, "seasons": (1,)}),
+    # A spaced "S01 - 13" is an anime's episode, "S01-13" a range of seasons; a zero-padded range is a batch.
+    ("[Grp] Pioneer One S01 - 13 [1080p]", {"title": "Pioneer One", "seasons": (1,), "episodes": (13,)}),
+    ("Pioneer One S01-03 1080p", {"seasons": (1, 2, 3), "episodes": ()}),
+    ("Pioneer One 01-10 [1080p]", {"title": "Pioneer One", "episodes": tuple(range(1, 11))}),
+    # A slash lists seasons after a season word; "thru" runs between two season codes.
+    ("Pioneer One Seasons 1/2/3 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    ("Pioneer One S01 thru S03 720p", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    # A film's number is no episode; nor is a title's before the bracketed episode.
+    ("[Grp] Pebble Garden Movie 2 [1080p]", {"title": "Pebble Garden Movie 2", "episodes": ()}),
+    ("[Grp][Pebble Garden 2][05][1080P]", {"title": "Pebble Garden 2", "episodes": (5,)}),
+    # A zero-padded number in parentheses is an episode, as one in square brackets is.
+    ("Pebble Garden (05) [1080p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    # A bracketed episode may be padded inside its brackets.
+    ("Pebble Garden [.01.] 720p.mkv", {"title": "Pebble Garden", "episodes": (1,)}),
+    ("[Grp] Pebble Garden [ 05 ] [720p]", {"title": "Pebble Garden", "episodes": (5,)}),
+    # Russian "Ser.", in its own letters, is short for an episode.
+    ("Пионер / Pioneer One Сер. 5 720p", {"episodes": (5,)}),  # noqa: RUF001 - letters of other scripts
+    # Of several years alone in brackets, the first; in a path, the file's.
+    ("Night of the Living Dead (1968) (1990) 1080p", {"year": 1968}),
+    ("Sintel (2000)/Sintel (2010).mkv", {"year": 2010}),
     # HDR, audio and resolution words, each of them once (every pattern with hints is exercised below).
     ("Sintel.2010.1080.Hi10P.BluRay.FLAC-Group", {"resolution": "1080p", "audio": ("FLAC",)}),
     ("Sintel 2010 4K UHD WEB-DL", {"resolution": "2160p", "source": "web-dl"}),

@@ -19,7 +19,7 @@ from .scan import MASK, Scan, hinted, token
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|\+|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -46,12 +46,12 @@ _CROSS_RE: Final = hinted(
 _SEASON_DASH_EPISODE_RE: Final = hinted(
     re.compile(r"(?<![a-z0-9-])s(?P<season>\d)[ ]?-[ ]?(?P<episode>\d{2,3})(?![\dpi])", re.IGNORECASE), ("-",)
 )
-# "Title - 6.01 - Episode", "[5.134]", "Episode 1.22": a season and an episode around a dot, set apart by a
-# dash, brackets or an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
+# "Title - 6.01 - Episode", "[5.134]", "Episode 1.22", "Ep 1.05": a season and an episode around a dot, set
+# apart by a dash or brackets, or after an episode word (so that "DD 5.1" and "Title 2.0" stay what they are).
 _DOTTED_EPISODE_RE: Final = hinted(
     re.compile(
-        r"(?:(?<=[\[(])|(?<= - )|(?<=episode )|(?<=episode\.))"
-        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?=[\])]| - )",
+        r"(?:(?<=[\[(])|(?<= - )|(?P<word>(?<=episode )|(?<=episode\.)|(?<=ep )|(?<=ep\.)))"
+        r"(?P<season>\d{1,2})\.(?P<episode>\d{2,3})(?(word)(?![\dpi.])|(?=[\])]| - ))",
         re.IGNORECASE,
     ),
     (".",),
@@ -70,18 +70,18 @@ _SEASON_HINTS: Final = (
 # "and" and "to" in the languages that name seasons: "Temporadas 1 y 2", "Staffel 1 bis 3", "Сезон 1 и 2".
 _AND_WORDS: Final = r"y|e|et|und|en|и"
 _TO_WORDS: Final = r"bis|thru|through|al|ao|по"
-_SEASON_RANGE_WORDS: Final = frozenset({"-", "to", "a", "à", "bis", "thru", "through", "al", "ao", "по"})
+_SEASON_RANGE_WORDS: Final = frozenset({"-", "~", "to", "a", "à", "bis", "thru", "through", "al", "ao", "по"})
 _ROMAN: Final = {"i": 1, "ii": 2, "iii": 3, "iv": 4, "v": 5, "vi": 6, "vii": 7, "viii": 8, "ix": 9, "x": 10,
                  "xi": 11, "xii": 12, "xiii": 13, "xiv": 14, "xv": 15}  # fmt: skip
 _NUMBER_WORDS: Final = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                         "eight": 8, "nine": 9, "ten": 10, "un": 1, "deux": 2, "trois": 3, "quatre": 4,
                         "cinq": 5, "sept": 7, "huit": 8, "neuf": 9, "dix": 10}  # fmt: skip
 _SEASON_NUMBER: Final = rf"(?:\d{{1,2}}|{'|'.join(sorted((*_ROMAN, *_NUMBER_WORDS), key=len, reverse=True))})"
-# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Temporada 1 de 5", "Saison VII",
-# "Saisons 1 à 3".
+# "Season 1", "Seasons 1-3", "Season 1 to 6", "Season 1, 2 & 3", "Seasons 1/2/3", "Temporada 1 de 5",
+# "Saison VII", "Saisons 1 à 3".
 _SEASON_WORD_RE: Final = token(
     rf"(?:the[ ._]complete[ ._])?(?:{_SEASON_WORDS})[ ._:№(]{{0,3}}(?P<first>{_SEASON_NUMBER})(?![\d])"
-    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?-(?![ ._]0)[ ._]?"
+    r"(?P<rest>(?:(?:[ ._]?,?[ ._]?(?:to|&|and|,|\+|a|à)[ ._]?|[ ._]?[-~](?![ ._]0)[ ._]?|/"
     rf"|[ ._](?:{_AND_WORDS}|{_TO_WORDS})[ ._](?!0))"  # "Season 1 E 05" numbers an episode
     r"(?:s|season[ ._]?)?\d{1,2}(?!\d)"
     # A zero-padded number after a season's is an episode: "Season 1 01-12".
@@ -148,13 +148,13 @@ _NUMBER_EPISODE_WORD_RE: Final = token(
 _SEASON_RANGE_RE: Final = hinted(
     re.compile(
         r"(?<![a-z0-9-])s(?P<first>\d{1,2})"
-        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
-        r"(?=[ ._]?(?:-|to|&|,|\+)[ ._]?s\d))*"
-        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
+        r"(?:(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|thru|through|&|,|\+)[ ._]?s)\d{1,2}(?!\d)"
+        r"(?=[ ._]?(?:-|to|thru|through|&|,|\+)[ ._]?s\d))*"
+        r"(?:[ ._]?-{1,2}[ ._]?s?|[ ._]?(?:to|thru|through|&|,|\+)[ ._]?s)(?P<last>\d{1,2})(?!\d)"
         r"(?![ ._-]?e\d)(?!-\d)",  # "S01 - 05-08" is season 1's episodes 5 to 8
         re.IGNORECASE,
     ),
-    ("-", "to", "&", ",", "+"),
+    ("-", "to", "thr", "&", ",", "+"),
 )
 # British "Series 2": a season; "Series 1-3": three.
 _SERIES_RE: Final = token(
@@ -171,15 +171,19 @@ _EPISODE_WORDS: Final = (
     r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
     # Polish "odc." and Czech "díl" are short for an episode.
     r"afleveringe?n?|afl|afsnit|epiz[oó]d[ae]?|odcinki?|odcinek|odc|díl|avsnitt|puntat[ae]|rész|resz|серия|серии|серія|серії|"
-    r"эпизод|выпуски?|"
+    # Russian "Ser. 5", in its own letters, is short for its episode word.
+    r"эпизод|выпуски?|сер(?=\.)|"  # noqa: RUF001 - letters of other scripts, on purpose
     r"bolum|bölüm|jaksot?|seriya|seria"
 )
 # "Episode 5", "Ep.05", "Capitulo 5 de 12", "E576", "E02-03", "EP01~EP12", "Ep.01 - Ep.12", "Folge 5 von 12",
-# Dutch "afl.3 en 4".
+# Dutch "afl.3 en 4"; codes glued in a row, "E01E02E03"; a chain of dashes runs to its last number,
+# "E01-02-04" (as guessit and parsett read it).
 _EPISODE_WORD_RE: Final = token(
     rf"(?:(?:{_EPISODE_WORDS})[ ._#:№-]{{0,3}}|e)(?P<episode>\d{{1,4}})(?:[ ._]?v\d)?"
-    r"(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?(?P<last>\d{1,4})"
-    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d))+))?"
+    # A year after a dash is no episode: "Episode 5 - 2012".
+    r"(?:(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?"
+    r"(?!(?:19|20)\d\d(?!\d))(?P<last>\d{1,4})(?!\d))+"
+    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d)|e\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -220,26 +224,43 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
-# A volume of discs is no episode: "[Group] Title Vol.2 [BD]".
+# A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2"), nor a
+# title's before the bracketed episode: "[Group][Title 2][05]".
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )"
+    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie )(?<![Ff]ilm )"
     r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
-    r"(?=[ ._]*(?:$|[\[(【\x00])| - )"
+    r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
 # A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
 # a date ("Title.18.09.00.avi").
 _FILE_SEASON_EPISODE_RE: Final = re.compile(
     r"(?<=[ ._])(?<!\d[-._])(?P<season>\d{1,2})[-._](?P<episode>\d{2})$"
 )
+# "[05]", "[ 05 ]", "[.05.]", "#05", and a zero-padded number in parentheses, "(05)".
 _BRACKETED_NUMBER_RE: Final = re.compile(
-    r"\[(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)", re.IGNORECASE
+    r"\[(?P<pad>[ .-]?)(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?(?P=pad)\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)"
+    r"|\((?P<paren>0\d{1,3})\)",
+    re.IGNORECASE,
 )
-# "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]".
+# "(001-220)", "[01~12]", and a Chinese raw's "[166-192TV]"; a tilde names a range out of brackets too:
+# "Title 01~12" (a dash there may be a title's, "Title 1-2").
 _BRACKETED_RANGE_RE: Final = re.compile(
-    r"[\[(](?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?[\])]", re.IGNORECASE
+    r"(?:(?P<open>[\[(])|(?<=[ ._])(?=\d{1,4} ?~))"
+    r"(?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?(?(open)[\])]|(?=[ ._\[(]|$))",
+    re.IGNORECASE,
+)
+# A file named by its season and episode before the episode's title: "4-13 Title.mkv" (a zero-padded first
+# number would rather start a range, "01-13 Title").
+_LEADING_SEASON_EPISODE_RE: Final = re.compile(
+    r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?= [a-z])", re.IGNORECASE
 )
 _LEADING_NUMBER_RE: Final = re.compile(
     r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
+)
+# Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
+# that ends the name may be a date: "Title 03-20").
+_PADDED_RANGE_RE: Final = re.compile(
+    r"(?<=[ ._])(?P<episode>0\d{1,3})[ ]?[-~][ ]?(?P<last>\d{2,4})(?=[ ._]*[\[(【\x00])"
 )
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
@@ -297,7 +318,8 @@ def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None: 
             episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
         first, last = int(match.group("first")), int(match.group("last"))
-        if last <= first and not episodes and "s" not in match.group(0)[1:].lower():
+        spaced = " - " in match.group(0)  # an anime's "S01 - 13" is an episode; a range is "S01-13"
+        if (last <= first or spaced) and not episodes and "s" not in match.group(0)[1:].lower():
             seasons.append(first)  # "[Group] Title S02 - 01": no range runs backwards, an episode follows
             episodes.append(last)
         else:
@@ -394,7 +416,7 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
 _SEASON_ITEM_RE: Final = re.compile(
-    rf"(-|to|a|à|&|and|,|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
+    rf"(-|~|to|a|à|&|and|,|/|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
 # The most episodes one range names: long anime runs go past a thousand ("001-1100").
 _LONGEST_RANGE: Final = 2000
@@ -466,13 +488,16 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     Each form is narrow on purpose: "Apollo 13 1080p" and "Plan 9 from Outer Space" are films.
     """
     head = scan.masked[:end]
-    # A group's episode may follow the year: "[Group] Title (2020) - 35 (720p)".
-    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group else head
+    # An episode may follow the year: "[Group] Title (2020) - 35 (720p)", "Title (2020) - 05 [720p]".
+    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group or year else head
     if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
         last = match.group("last") or match.group("last_word")
         return [], _episode_range(int(match.group("episode")), last), start, stop
+    if not leading_group and (match := _LEADING_SEASON_EPISODE_RE.match(head, start)):
+        scan.take(match, 0)  # "4-13 Episode Title.mkv": season 4's thirteenth
+        return [int(match.group("season"))], [int(match.group("episode"))], match.end(), end
     if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not is_year(match.group(1)):
         scan.take(match, 0)
         episodes = _episode_range(int(match.group("episode")), match.group("last"))
@@ -483,15 +508,18 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     if is_file and not leading_group and (match := _FILE_SEASON_EPISODE_RE.search(scan.masked, start)):
         scan.take(match)
         return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
-    match = _BARE_NUMBER_RE.search(dash_head, start) if leading_group else None
+    match = (
+        _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(head, start)
+    )
     if match and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
-    if match and match.start() > start and not is_year(match.group("episode") or match.group("hash")):
+    number = match and (match.group("episode") or match.group("hash") or match.group("paren"))
+    if match and number and match.start() > start and not is_year(number):
         scan.take(match)  # "[Group] Title [05][1080p]", "Title #05": an episode
-        return [], [int(match.group("episode") or match.group("hash"))], start, min(match.start(), end)
+        return [], [int(number)], start, min(match.start(), end)
     match = _BRACKETED_RANGE_RE.search(scan.masked, start)
     if (
         match

@@ -102,14 +102,14 @@ _SOURCE_PATTERNS: Final = (
     (
         "cam",
         token(
-            r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ .-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print",
+            r"(?:hd|hq)?[ .-]?cam(?:hd|hq)?(?:[ ._-]?rip|rp)?|hd[ .-]?cam|s[ .-]print|h[dq][ .-]?print",
             hints=("cam", "print"),
         ),
     ),
     (
         "telesync",
         token(
-            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
+            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync(?:[ ._-]?rip)?|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
             hints=("ts", "telesync", "dvd"),
         ),
     ),
@@ -117,7 +117,7 @@ _SOURCE_PATTERNS: Final = (
     (
         "telecine",
         token(
-            r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine|tc(?=\x00)",
+            r"(?:hd|hq)[ .-]?tc(?:rip)?|tc[ .-]?rip|telecine(?:[ ._-]?rip)?|tc(?=\x00)",
             right=r"(?![a-z])",
             hints=("tc", "telecine"),
         ),
@@ -162,7 +162,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "dvd",
         token(
-            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd", hints=("dvd", "ntsc", "pal")
+            # A DVD's "VIDEO_TS" folder is no telesync.
+            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd|video[ ._-]?ts",
+            hints=("dvd", "ntsc", "pal", "video"),
         ),
     ),
 )
@@ -404,6 +406,8 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         tag = match.group(1) if match.group(1) is not None else match.group(2)
         if tag is not None and _describes_release(f"[{tag}]"):
             break  # "[BD][1080p] Title": the finders read these
+        if group is None and tag is not None and _LEADING_NUMBERS_RE.fullmatch(tag):
+            break  # "[2010] Title", "[5.01] Episode Name": a year or a season's episode, not a group
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
@@ -422,6 +426,7 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
+_LEADING_NUMBERS_RE: Final = re.compile(r"(?:19|20)\d\d|\d{1,2}\.\d{2,3}")
 _NUMBER_TAG_RE: Final = re.compile(
     r"第?\d{1,4}(?:v\d)?[話话集回]?|\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE
 )
@@ -527,24 +532,27 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         for match in (_YEAR_RE.finditer(scan.masked) if dated else ())
         if (match.start() > 0 or match.group(0)[0] in "([")  # "(2000) Title": a year, not the title
         and int(match.group(1)) <= latest
-        and not any(r.start() <= match.start() < r.end() for r in ranges)
+        and not any(r.start() <= match.start(1) < r.end() for r in ranges)  # "(2001-2010)" too
     ]
     first_marker = scan.first_marker()
     year = date_year
     end = first_marker
     if before := [match for match in years if match.start() < first_marker]:
         # A year in brackets is the release's: "The Insider (1999) 60 Minutes Interview 1996"; one alone in
-        # them before one with words: "Title (2010) (2012 Remaster)".
+        # them before one with words: "Title (2010) (2012 Remaster)"; the first of several alone, as guessit
+        # and parsett read them: "Title (1968) (1990)" (the later one dates a restoration or an upload).
         bracketed = [match for match in before if match.group(0)[0] in "(["]
         alone = [match for match in bracketed if match.group(0)[-1] in ")]"]
-        chosen = (alone or bracketed[-1:] or before)[-1]
+        # In a path, the file's: "Title (2000)/Title (2001).mkv".
+        alone = [match for match in alone if match.start() > scan.text.rfind("/")] or alone
+        chosen = alone[0] if alone else (bracketed or before)[-1]
         end, year = chosen.start(), int(chosen.group(1))
         scan.take(chosen, 0)
     elif years:
         year = int(years[0].group(1))
         scan.take(years[0], 0)
-    elif ranges and 0 < ranges[0].start() < first_marker:
-        end = ranges[0].start()
+    elif ranges and ranges[0].start() > 0:
+        end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
     if title := _clean_title(scan.text[:end]):
