@@ -26,19 +26,19 @@ import re
 import sys
 from typing import Any
 
-from vocabulary import SOURCE_CLASSES, TRASH_SOURCES, codec_of, languages_of, numbers, resolution_tier
+from vocabulary import (
+    GUESSIT_CODECS,
+    GUESSIT_HDR,
+    GUESSIT_SOURCES,
+    SOURCE_CLASSES,
+    TRASH_SOURCES,
+    codec_of,
+    languages_of,
+    numbers,
+    resolution_tier,
+)
 import yaml
 
-# guessit's source, refined by its "other" as bench/parse.py reads guessit's answers.
-SOURCES = {
-    "Blu-ray": "bluray", "Ultra HD Blu-ray": "bluray", "HD-DVD": "bluray", "Web": "web-dl", "HDTV": "hdtv",
-    "Analog HDTV": "hdtv", "Ultra HDTV": "hdtv", "TV": "hdtv", "Digital TV": "hdtv", "Satellite": "hdtv",
-    "Pay-per-view": "hdtv", "Video on Demand": "hdtv", "DVD": "dvd", "Camera": "cam", "HD Camera": "cam",
-    "Telesync": "telesync", "HD Telesync": "telesync", "Telecine": "telecine", "HD Telecine": "telecine",
-    "Workprint": "cam",
-}  # fmt: skip
-CODECS = {"H.264": "x264", "H.265": "x265", "Xvid": "xvid", "DivX": "divx", "AV1": "av1"}
-HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
 TRASH_OTHERS = frozenset({"Screener", "Region 5", "Line Audio"})
 # guessit's marks before a name or a key: "-" negates, "+" asks for a whole-name match.
 _MARKS_RE = re.compile(r"([ +-]+)")
@@ -88,7 +88,9 @@ def labels(asserted: dict[str, Any]) -> dict[str, Any]:  # noqa: C901 - one mapp
     if "screen_size" in asserted:
         found["resolution"] = resolution_tier(asserted["screen_size"])
     if "video_codec" in asserted:
-        found["codec"] = codec_of(CODECS.get(str(asserted["video_codec"]), str(asserted["video_codec"])))
+        found["codec"] = codec_of(
+            GUESSIT_CODECS.get(str(asserted["video_codec"]), str(asserted["video_codec"]))
+        )
     if "season" in asserted:
         found["seasons"] = numbers(asserted["season"])
     if "episode" in asserted:
@@ -96,7 +98,9 @@ def labels(asserted: dict[str, Any]) -> dict[str, Any]:  # noqa: C901 - one mapp
     if "language" in asserted:
         found["languages"] = languages_of(asserted["language"])  # a name ("French") or a code ("pt")
     if "other" in asserted:
-        found["hdr"] = sorted({HDR[other] for other in listed(asserted["other"]) if other in HDR})
+        found["hdr"] = sorted(
+            {GUESSIT_HDR[other] for other in listed(asserted["other"]) if other in GUESSIT_HDR}
+        )
     return found | source_labels(asserted)
 
 
@@ -106,7 +110,7 @@ def source_labels(asserted: dict[str, Any]) -> dict[str, Any]:
         return {}
     others = {str(other) for other in listed(asserted.get("other"))}
     found: dict[str, Any] = {}
-    source = SOURCES.get(str(asserted.get("source")), f"oov:{asserted.get('source')}")
+    source = GUESSIT_SOURCES.get(str(asserted.get("source")), f"oov:{asserted.get('source')}")
     if "source" not in asserted:
         source = None
     elif source == "web-dl" and "Rip" in others:

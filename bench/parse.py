@@ -34,7 +34,17 @@ import types
 from typing import TYPE_CHECKING, Any
 import unicodedata
 
-from vocabulary import HDR_KINDS, SOURCE_CLASSES, TRASH_SOURCES, codec_of, resolution_tier, source_of
+from vocabulary import (
+    GUESSIT_CODECS,
+    GUESSIT_HDR,
+    GUESSIT_SOURCES,
+    HDR_KINDS,
+    SOURCE_CLASSES,
+    TRASH_SOURCES,
+    codec_of,
+    resolution_tier,
+    source_of,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -71,16 +81,6 @@ FIELDS = (
     "languages",
     "trash",
 )
-# guessit's source (with "Rip"/"Remux" in its "other") in the vocabulary.
-GUESSIT_SOURCES = {
-    "Blu-ray": "bluray", "Ultra HD Blu-ray": "bluray", "HD-DVD": "bluray", "Web": "web-dl", "HDTV": "hdtv",
-    "Analog HDTV": "hdtv", "Ultra HDTV": "hdtv", "TV": "hdtv", "Digital TV": "hdtv", "Satellite": "hdtv",
-    "Pay-per-view": "hdtv", "Video on Demand": "hdtv", "DVD": "dvd", "Camera": "cam", "HD Camera": "cam",
-    "Telesync": "telesync", "HD Telesync": "telesync", "Telecine": "telecine", "HD Telecine": "telecine",
-    "Workprint": "cam",
-}  # fmt: skip
-GUESSIT_CODECS = {"H.264": "avc", "H.265": "hevc", "Xvid": "xvid", "DivX": "xvid", "AV1": "av1"}
-GUESSIT_HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
 
 
 def ours(name: str) -> dict[str, Any]:

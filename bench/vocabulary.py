@@ -124,3 +124,15 @@ def numbers(value: Any) -> list[int]:
     if value is None:
         return []
     return sorted({int(item) for item in value} if isinstance(value, list) else {int(value)})
+
+
+# guessit's words for sources (refined by "Rip"/"Remux" in its "other"), codecs and HDR, in the vocabulary.
+GUESSIT_SOURCES = {
+    "Blu-ray": "bluray", "Ultra HD Blu-ray": "bluray", "HD-DVD": "bluray", "Web": "web-dl", "HDTV": "hdtv",
+    "Analog HDTV": "hdtv", "Ultra HDTV": "hdtv", "TV": "hdtv", "Digital TV": "hdtv", "Satellite": "hdtv",
+    "Pay-per-view": "hdtv", "Video on Demand": "hdtv", "DVD": "dvd", "Camera": "cam", "HD Camera": "cam",
+    "Telesync": "telesync", "HD Telesync": "telesync", "Telecine": "telecine", "HD Telecine": "telecine",
+    "Workprint": "cam",
+}  # fmt: skip
+GUESSIT_CODECS = {"H.264": "avc", "H.265": "hevc", "Xvid": "xvid", "DivX": "xvid", "AV1": "av1"}
+GUESSIT_HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
