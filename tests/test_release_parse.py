@@ -454,6 +454,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ),
     ("Tears.of.Steel.2012.2160p.BluRay.HDR.DTS-HD.5.1", {"hdr": ("HDR",), "audio": ("DTS-HD", "5.1")}),
     ("Tears.of.Steel.2012.1080p.BluRay.DTS-X.7.1.x264", {"codec": "avc", "audio": ("DTS-X", "7.1")}),
+    # A display's brightness after HDR is no HDR10.
+    ("Cosmos Laundromat 2015 2160p HDR1000", {"title": "Cosmos Laundromat", "hdr": ("HDR",)}),
 ]  # fmt: skip
 
 

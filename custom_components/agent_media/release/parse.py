@@ -187,7 +187,7 @@ _HDR_PATTERNS: Final = (
     ("DV", token(r"dv|dovi|dolby[ ._-]?vision", hints=("dv", "dovi", "dolby"))),
     ("HDR10+", token(r"hdr10(?:\+|[ .-]?plus)", right=r"(?![a-z0-9])", hints=("hdr10",))),
     ("HDR10", token(r"hdr10(?!\+|[ .-]?plus)", hints=("hdr10",))),
-    ("HDR", token(r"hdr(?!10)(?:\d{3,4})?", hints=("hdr",))),
+    ("HDR", token(r"hdr(?!10(?!\d\d))(?:\d{3,4})?", hints=("hdr",))),  # "HDR1000": a brightness, no HDR10
 )
 _AUDIO_PATTERNS: Final = (
     ("TrueHD", token(r"true-?hd", right=_NO_LETTER, hints=("true",))),
