@@ -590,7 +590,7 @@ def _clean_title(text: str) -> str:
     # Each tail below is looked for only where the title's last word can end one: most titles end none.
     while previous != text:
         previous = text
-        if _last_word(text) in _EDITION_LAST_WORDS or _VERSION_RE.fullmatch(_last_word(text)):
+        if (last := _last_word(text)) in _EDITION_LAST_WORDS or _VERSION_RE.fullmatch(last):
             text = _EDITION_RE.sub("", text)
         if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
             text = _PACK_WORDS_RE.sub("", text)
