@@ -34,13 +34,13 @@ EPISODE_METHODS = {
 _QUALITY_METHOD_RE = re.compile(r"should_parse_(webdl|webrip|bluray|hdtv|dvd)(\d{3,4})?p?(_remux)?_quality")
 QUALITY_SOURCES = {"webdl": "web-dl", "webrip": "webrip", "bluray": "bluray", "hdtv": "hdtv", "dvd": "dvd"}
 # A resolution the name writes itself; without one Sonarr's quality guesses a height.
-_WRITTEN_RESOLUTION_RE = re.compile(
+WRITTEN_RESOLUTION_RE = re.compile(
     r"(?<![a-z0-9])(?:\d{3,4}[pi]|\d{3,4}x\d{3,4}|4k|uhd|2160|1080|720)", re.IGNORECASE
 )
 # Sonarr's HDTV quality is also its guess for a name without a source: only names that say TV are labelled.
-_TV_WORD_RE = re.compile(r"(?<![a-z0-9])(?:[hps]d[ .-]?tv|tv|dsr|sat[ .-]?rip|dvb)", re.IGNORECASE)
+TV_WORD_RE = re.compile(r"(?<![a-z0-9])(?:[hps]d[ .-]?tv|tv|dsr|sat[ .-]?rip|dvb)", re.IGNORECASE)
 # Sonarr has no REMUX quality below 1080p: such a remux is labelled a remux, as the vocabulary has one.
-_REMUX_RE = re.compile(r"(?<![a-z0-9])remux(?![a-z0-9])", re.IGNORECASE)
+REMUX_RE = re.compile(r"(?<![a-z0-9])remux(?![a-z0-9])", re.IGNORECASE)
 _LANGUAGE_METHOD_RE = re.compile(r"should_parse_language_([a-z_]+)$")
 _TRAILING_YEAR_RE = re.compile(r"^(.*\S)\s+\(?((?:19|20)\d{2})\)?$")
 
@@ -76,6 +76,27 @@ def title_and_year(title: str) -> dict[str, Any]:
     return {"title": title}
 
 
+def language_labels(fixture: str) -> dict[str, dict[str, Any]]:
+    """Audio languages of a LanguageParserFixture (Sonarr's or Radarr's): should_parse_language_<names>."""
+    labels: dict[str, dict[str, Any]] = {}
+    for method, rows in cases_by_method(fixture).items():
+        if not (match := _LANGUAGE_METHOD_RE.fullmatch(method)):
+            continue
+        words = match.group(1).split("_")
+        if words == ["unknown"]:
+            codes: list[str] = []
+        elif all(word in LANGUAGE_WORDS for word in words):
+            codes = sorted({LANGUAGE_WORDS[word] for word in words})
+        else:
+            continue
+        for values in rows:
+            label = labels.setdefault(values[0], {})
+            label["languages"] = codes
+            if codes:  # the test asserts these are among the languages read, not that they are all
+                label["languages_contain"] = True
+    return labels
+
+
 def main() -> None:  # noqa: C901, PLR0912 - one branch per fixture
     checkout, out = Path(sys.argv[1]), Path(sys.argv[2])
     labels: dict[str, dict[str, Any]] = {}
@@ -100,32 +121,17 @@ def main() -> None:  # noqa: C901, PLR0912 - one branch per fixture
             continue
         source = "remux" if match.group(3) else QUALITY_SOURCES[match.group(1)]
         for values in rows:
-            if source == "hdtv" and not _TV_WORD_RE.search(values[0]):
+            if source == "hdtv" and not TV_WORD_RE.search(values[0]):
                 continue
-            named = "remux" if source == "bluray" and _REMUX_RE.search(values[0]) else source
+            named = "remux" if source == "bluray" and REMUX_RE.search(values[0]) else source
             label = labels.setdefault(values[0], {})
             label |= {"source": named, "trash": named in TRASH_SOURCES}
-            if match.group(2) and _WRITTEN_RESOLUTION_RE.search(values[0]):
+            if match.group(2) and WRITTEN_RESOLUTION_RE.search(values[0]):
                 height = int(match.group(2))
                 label["resolution"] = "480p" if height <= 576 else f"{height}p"
-    languages = cases_by_method(
-        (checkout / FIXTURES / "LanguageParserFixture.cs").read_text(encoding="utf-8")
-    )
-    for method, rows in languages.items():
-        if not (match := _LANGUAGE_METHOD_RE.fullmatch(method)):
-            continue
-        words = match.group(1).split("_")
-        if words == ["unknown"]:
-            codes: list[str] = []
-        elif all(word in LANGUAGE_WORDS for word in words):
-            codes = sorted({LANGUAGE_WORDS[word] for word in words})
-        else:
-            continue
-        for values in rows:
-            label = labels.setdefault(values[0], {})
-            label["languages"] = codes
-            if codes:  # Sonarr's test asserts these are among the languages read, not that they are all
-                label["languages_contain"] = True
+    fixture = (checkout / FIXTURES / "LanguageParserFixture.cs").read_text(encoding="utf-8")
+    for name, label in language_labels(fixture).items():
+        labels.setdefault(name, {}).update(label)
     cases = [{"corpus": "sonarr", "name": name, "expected": label} for name, label in labels.items()]
     out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
     print(f"{len(cases)} names written to {out}")
