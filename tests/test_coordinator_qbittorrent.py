@@ -357,6 +357,22 @@ async def test_changed_password_starts_reauth(
     assert [flow["context"]["source"] for flow in flows] == ["reauth"]
 
 
+async def add_then_delete_in_qbittorrent(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, entry: MockConfigEntry, tmp_path: Path
+) -> LocalTorrent:
+    """Add a download through Agent Media, then delete it in qBittorrent itself, as its Web UI would."""
+    sintel = make_local_torrent(tmp_path / "payload", "Sintel.2010.mkv")
+    await async_add_download(
+        hass, entry, torrent_file=sintel.torrent_bytes, save_path=str(tmp_path / "incoming"), media=None
+    )
+    await poll(hass)
+    assert sintel.info_hash in entry.runtime_data.memory.downloads.records()
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_delete(delete_files=False, torrent_hashes=sintel.info_hash)
+    )
+    return sintel
+
+
 async def test_download_removed_in_qbittorrent_is_forgotten(
     hass: HomeAssistant,
     qbittorrent: QBittorrentInstance,
@@ -373,16 +389,7 @@ async def test_download_removed_in_qbittorrent_is_forgotten(
             torrent_files={"notld.torrent": library.torrent_bytes}, save_path=str(tmp_path / "library")
         )
     )
-    sintel = make_local_torrent(tmp_path / "payload", "Sintel.2010.mkv")
-    await async_add_download(
-        hass, entry, torrent_file=sintel.torrent_bytes, save_path=str(tmp_path / "incoming"), media=None
-    )
-    await poll(hass)
-    assert sintel.info_hash in memory.downloads.records()
-
-    await hass.async_add_executor_job(
-        lambda: qbittorrent.api().torrents_delete(delete_files=False, torrent_hashes=sintel.info_hash)
-    )
+    sintel = await add_then_delete_in_qbittorrent(hass, qbittorrent, entry, tmp_path)
     await refresh_until(
         hass,
         entry,
@@ -408,13 +415,7 @@ async def test_nothing_listed_forgets_nothing(
     """qBittorrent listing no torrent at all (still loading them after a restart) removes no record."""
     entry = setup_integration
     memory = entry.runtime_data.memory
-    sintel = make_local_torrent(tmp_path / "payload", "Sintel.2010.mkv")
-    await async_add_download(
-        hass, entry, torrent_file=sintel.torrent_bytes, save_path=str(tmp_path / "incoming"), media=None
-    )
-    await hass.async_add_executor_job(
-        lambda: qbittorrent.api().torrents_delete(delete_files=False, torrent_hashes=sintel.info_hash)
-    )
+    sintel = await add_then_delete_in_qbittorrent(hass, qbittorrent, entry, tmp_path)
     monkeypatch.setattr(coordinator_module, "RECORD_ABSENCE_LIMIT", 0.0)
     await refresh_until(
         hass,
