@@ -456,6 +456,16 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Tears.of.Steel.2012.1080p.BluRay.DTS-X.7.1.x264", {"codec": "avc", "audio": ("DTS-X", "7.1")}),
     # A display's brightness after HDR is no HDR10.
     ("Cosmos Laundromat 2015 2160p HDR1000", {"title": "Cosmos Laundromat", "hdr": ("HDR",)}),
+    # Source words: a misspelt telesync, discs counted, numbered or sized, mini and UHD Blu-ray encodes.
+    ("Sintel 2010 TeleSynch 720p", {"title": "Sintel", "source": "telesync", "trash": True}),
+    ("Sintel.2010.PAL.2xDVD9", {"title": "Sintel", "source": "dvd"}),
+    ("Sintel.2010.2DVD5", {"title": "Sintel", "source": "dvd"}),
+    ("Sintel.2010.PAL.MDVDR-Grp", {"title": "Sintel", "source": "dvd"}),
+    ("Pioneer.One.S01.DVD2.NLsubs-Grp", {"title": "Pioneer One", "source": "dvd"}),
+    ("Pioneer.One.BD9.720p", {"title": "Pioneer One", "source": "bluray"}),
+    ("Sintel.2010.1080p.MBluRay.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
+    ("Sintel.2010.1080p.UHDBDRip.AV1-Grp", {"source": "bluray", "resolution": "1080p"}),
+    ("Sintel.2010.1080p.UHD2BD.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
 ]  # fmt: skip
 
 

@@ -109,7 +109,8 @@ _SOURCE_PATTERNS: Final = (
     (
         "telesync",
         token(
-            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync(?:[ ._-]?rip)?|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
+            # "TeleSynch": a common misspelling.
+            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesynch?(?:[ ._-]?rip)?|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
             hints=("ts", "telesync", "dvd"),
         ),
     ),
@@ -133,10 +134,11 @@ _SOURCE_PATTERNS: Final = (
     (
         "bluray",
         token(
-            r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
+            # "MBluRay": a "mini" Blu-ray encode; "BD5", "BD9": a Blu-ray's encode sized for a DVD.
+            r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd|bd[ .-]?light|bd(?=\x00)|"
-            # Sonarr's names for whole discs: "UHDBD", "BR-DISK", "BDISO".
-            r"uhd[ .-]?bd|br[ .-]?disk|bd[ .-]?iso",
+            # Whole discs: "UHDBD", "BR-DISK", "BDISO"; a UHD disc's encode: "UHDBDRip", "UHD2BD".
+            r"uhd[ .-]?bd(?:[ .-]?rip)?|uhd2bd|br[ .-]?disk|bd[ .-]?iso",
             hints=("blu", "bd", "br", "dvd"),
         ),
     ),
@@ -162,8 +164,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "dvd",
         token(
-            # A DVD's "VIDEO_TS" folder is no telesync.
-            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd|video[ ._-]?ts",
+            # A DVD's "VIDEO_TS" folder is no telesync. Discs counted or numbered: "2xDVD9", "2DVD5", "DVD2";
+            # "MDVDR": a multi-language DVD-R.
+            r"(?:\dx?|m)?dvd(?:[ .-]?rip|\d|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd|video[ ._-]?ts",
             hints=("dvd", "ntsc", "pal", "video"),
         ),
     ),
