@@ -466,6 +466,13 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.2010.1080p.MBluRay.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
     ("Sintel.2010.1080p.UHDBDRip.AV1-Grp", {"source": "bluray", "resolution": "1080p"}),
     ("Sintel.2010.1080p.UHD2BD.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
+    # A dotted name without a year: a language's name in title case before the tags is the audio, with its
+    # "DL"; before a year it is the title's.
+    ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),
+    ("Sintel.EXTENDED.German.DTS.720p.BluRay", {"title": "Sintel", "languages": ("de",)}),
+    ("Sintel.German.DL.AC3.Dubbed.BluRay.x264", {"title": "Sintel", "languages": ("de",)}),
+    ("The.Good.German.2010.720p.BluRay", {"title": "The Good German", "languages": ()}),
+    ("Zorba.the.Greek.720p.BluRay", {"title": "Zorba the Greek", "languages": ()}),
 ]  # fmt: skip
 
 

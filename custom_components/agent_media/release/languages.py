@@ -117,17 +117,22 @@ def take_spoken(scan: Scan) -> list[str]:
     ]
 
 
-_LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)$")
+# A language word ending a title, with the "DL" (dual language) that may follow it: "Sintel German DL".
+_LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)(?:[ ._-]+DL)?$")
 
 
-def trailing_language_tag(text: str) -> str:
-    """Drop a language tag that ends a title ("Friends MULTi", "Immersion.French" -> the title alone)."""
+def trailing_language_tag(text: str, *, dotted: bool = False) -> str:
+    """Drop a language tag that ends a title ("Friends MULTi", "Sintel German DL" -> the title alone).
+
+    `dotted`: the name was written with dots and a release tag follows the title ("Sintel.German.720p"):
+    there a language's name in title case is a tag too, as names without a year write it.
+    """
     match = _LAST_WORD_RE.search(text)
     if match is None:
         return text
     word = match.group(1)
-    dotted_name = " " not in text and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
-    if _is_language_tag(word) or (dotted_name and word.lower() in LANGUAGE_WORDS):
+    dotted_tag = dotted and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
+    if _is_language_tag(word) or (dotted_tag and word.lower() in LANGUAGE_WORDS):
         return text[: match.start()]
     return text
 
@@ -195,13 +200,21 @@ def _runs(text: str, words: list[re.Match[str]]) -> list[list[re.Match[str]]]:
     return runs
 
 
+_TITLE_TAIL_RE: Final = re.compile(r"[ ._-]*(?:DL[ ._-]*)?")
+
+
 def _counts(text: str, match: re.Match[str], title_end: int, title: str, *, listed: bool) -> bool:
     """Whether one language word names the audio: a tag, not a word of the title or a group's name."""
     word = match.group(0)
     lowered = word.lower()
     if lowered in _NEIGHBOUR_ONLY:
         return listed
-    if match.start() < title_end and (lowered in title.lower().split() or not _is_language_tag(word)):
+    # Before the title's end, a word the title kept is the title's ("The French Connection"); a language's
+    # name the title dropped as its last word ("Sintel.German.720p", see trailing_language_tag) is the audio's.
+    if match.start() < title_end and (
+        lowered in title.lower().split()
+        or not (_is_language_tag(word) or _TITLE_TAIL_RE.fullmatch(text, match.end(), title_end))
+    ):
         return False
     if lowered in _CAPITALS_ONLY:
         if not listed and _is_group(text, match):

@@ -558,7 +558,8 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
-    if title := _clean_title(scan.text[:end]):
+    # A title a year ends keeps a language word before the year ("Sintel German 2010"): a tag follows the year.
+    if title := _clean_title(scan.text[:end], before_tags=end == first_marker):
         return 0, end, year, title
     for run in re.finditer(r"[^\x00]+", scan.masked):
         later = [start for start, _ in scan.ends if start >= run.end()]
@@ -580,9 +581,11 @@ def _is_run(match: re.Match[str], latest: int) -> bool:
     return first < end <= latest
 
 
-def _clean_title(text: str) -> str:
+def _clean_title(text: str, *, before_tags: bool = False) -> str:
+    """Return the title in a name's text before its first marker (`before_tags`: a release tag, no year)."""
     # Dotted names ("Night.of.the.Living.Dead") use dots as spaces; spaced names keep "Mr." intact.
-    text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
+    dotted = " " not in text.strip()
+    text = _SEPARATORS_RE.sub(" ", text) if dotted else text.replace("_", " ")
     if "(" in text or "[" in text or "{" in text:
         text = _EMPTY_BRACKETS_RE.sub(" ", text)
     if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
@@ -597,7 +600,7 @@ def _clean_title(text: str) -> str:
             text = _EDITION_RE.sub("", text)
         if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
             text = _PACK_WORDS_RE.sub("", text)
-        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text))
+        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text), dotted=dotted and before_tags)
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
         if text[-1:] in ")]" and (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
