@@ -466,6 +466,13 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.2010.1080p.MBluRay.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
     ("Sintel.2010.1080p.UHDBDRip.AV1-Grp", {"source": "bluray", "resolution": "1080p"}),
     ("Sintel.2010.1080p.UHD2BD.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
+    # Rips named for their broadcast, a web capture's rip, an HD DVD's rip.
+    ("Sintel.2010.PDTVRip.XviD", {"title": "Sintel", "source": "hdtv"}),
+    ("Sintel 2010 SDTVRip", {"title": "Sintel", "source": "hdtv"}),
+    ("Sintel.2010.2160p.UHDTV.x265", {"source": "hdtv", "resolution": "2160p"}),
+    ("Sintel.2010.DSRRip.x264", {"title": "Sintel", "source": "hdtv"}),
+    ("Sintel.2010.WEBCapRip", {"title": "Sintel", "source": "webrip"}),
+    ("Sintel.2010.HDDVDRip.x264", {"title": "Sintel", "source": "bluray"}),
     # A dotted name without a year: a language's name in title case before the tags is the audio, with its
     # "DL"; before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),

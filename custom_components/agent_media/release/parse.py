@@ -127,7 +127,7 @@ _SOURCE_PATTERNS: Final = (
     (
         "webrip",
         token(
-            r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap|microhd",
+            r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap(?:[ .-]?rip)?|microhd",
             hints=("web", "rip", "microhd"),
         ),
     ),
@@ -136,7 +136,7 @@ _SOURCE_PATTERNS: Final = (
         token(
             # "MBluRay": a "mini" Blu-ray encode; "BD5", "BD9": a Blu-ray's encode sized for a DVD.
             r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
-            r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd|bd[ .-]?light|bd(?=\x00)|"
+            r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd(?:[ .-]?rip)?|bd[ .-]?light|bd(?=\x00)|"
             # Whole discs: "UHDBD", "BR-DISK", "BDISO"; a UHD disc's encode: "UHDBDRip", "UHD2BD".
             r"uhd[ .-]?bd(?:[ .-]?rip)?|uhd2bd|br[ .-]?disk|bd[ .-]?iso",
             hints=("blu", "bd", "br", "dvd"),
@@ -154,7 +154,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "hdtv",
         token(
-            r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
+            # Rips named for their broadcast: "PDTVRip", "SDTVRip", "UHDTV", "DSRRip".
+            r"(?:[au]?hd|pd|sd)[ .]?tv(?:[ .-]?rip|mux)?|dsr(?:[ .-]?rip|ip)?|"
+            r"tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
             # "DTHRip": a direct-to-home satellite capture.
             r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|dth[ .-]?rip|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv",
