@@ -473,6 +473,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.2010.DSRRip.x264", {"title": "Sintel", "source": "hdtv"}),
     ("Sintel.2010.WEBCapRip", {"title": "Sintel", "source": "webrip"}),
     ("Sintel.2010.HDDVDRip.x264", {"title": "Sintel", "source": "bluray"}),
+    # Letters glued to a digit name no language ("pt1": a part), but a tag's own digit is its ("VF2").
+    ("Pioneer.One.S02E01.unm4sk-pt1.1080p.WEB-DL", {"title": "Pioneer One", "languages": ()}),
+    ("Pioneer.One.S01.720p.VF2.WEB-DL", {"languages": ("fr",)}),
     # A dotted name without a year: a language's name in title case before the tags is the audio, with its
     # "DL"; before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),

@@ -73,8 +73,10 @@ _CAPITALS_ONLY: Final = frozenset(
      "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "hu", "ro",
      "ja", "dk", "arab"}
 )  # fmt: skip
-# Words are looked up in LANGUAGE_WORDS: one pass over the name instead of a long alternation.
-_WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
+# Words are looked up in LANGUAGE_WORDS: one pass over the name instead of a long alternation. Letters glued
+# to a digit the finders left are no word ("pt1" is a part, "unm4sk" a title's) unless the digit is the
+# word's ("VF2").
+_WORD_RE: Final = re.compile(r"(?<![^\W_])[^\W\d_]+(?:-audio|\d)?(?![^\W_])", re.IGNORECASE)
 # "sub.FR", "FRENCH.Subs", "VOSTFR": subtitles, not the audio.
 _SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
 _SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
