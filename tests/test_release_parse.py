@@ -476,6 +476,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Letters glued to a digit name no language ("pt1": a part), but a tag's own digit is its ("VF2").
     ("Pioneer.One.S02E01.unm4sk-pt1.1080p.WEB-DL", {"title": "Pioneer One", "languages": ()}),
     ("Pioneer.One.S01.720p.VF2.WEB-DL", {"languages": ("fr",)}),
+    # Languages after "Legendado" (Portuguese for "subtitled") are the subtitles'.
+    ("Pioneer.One.S06E05.1080p.WEBRip.Legendado.PT-BR", {"title": "Pioneer One", "languages": ()}),
     # A dotted name without a year: a language's name in title case before the tags is the audio, with its
     # "DL"; before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),

@@ -77,8 +77,10 @@ _CAPITALS_ONLY: Final = frozenset(
 # to a digit the finders left are no word ("pt1" is a part, "unm4sk" a title's) unless the digit is the
 # word's ("VF2").
 _WORD_RE: Final = re.compile(r"(?<![^\W_])[^\W\d_]+(?:-audio|\d)?(?![^\W_])", re.IGNORECASE)
-# "sub.FR", "FRENCH.Subs", "VOSTFR": subtitles, not the audio.
-_SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
+# "sub.FR", "FRENCH.Subs", "VOSTFR", "Legendado PT-BR" (Portuguese for "subtitled"): subtitles, not the audio.
+_SUBTITLE_BEFORE_RE: Final = re.compile(
+    r"(?:sub(?:s|titles?|bed)?|legendas?|legendad[oa]|vost)[ ._-]*$", re.IGNORECASE
+)
 _SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
 
 # Words that name a language only beside another language word: "Port.BR", "Latin + English".
