@@ -478,6 +478,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.S01.720p.VF2.WEB-DL", {"languages": ("fr",)}),
     # Languages after "Legendado" (Portuguese for "subtitled") are the subtitles'.
     ("Pioneer.One.S06E05.1080p.WEBRip.Legendado.PT-BR", {"title": "Pioneer One", "languages": ()}),
+    # A short code in title case alone is a name ("Dan"); in capitals, mixed case or a list, a language.
+    ("Pioneer One 2010 09 13 Dan Harmon 720p HDTV x264-Grp", {"languages": ()}),
+    ("Pioneer.One.S01E01.DAN.720p.HDTV", {"languages": ("da",)}),
+    ("Sintel.2010.Spa.Eng.720p", {"languages": ("es", "en")}),
     # A dotted name without a year: a language's name in title case before the tags is the audio, with its
     # "DL"; before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),
