@@ -482,9 +482,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 2010 09 13 Dan Harmon 720p HDTV x264-Grp", {"languages": ()}),
     ("Pioneer.One.S01E01.DAN.720p.HDTV", {"languages": ("da",)}),
     ("Sintel.2010.Spa.Eng.720p", {"languages": ("es", "en")}),
-    # A dotted name without a year: a language's name in title case before the tags is the audio, with its
-    # "DL"; before a year it is the title's.
+    # A name without a year: a language's name in title case before the tags is the audio, with its "DL";
+    # before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),
+    ("Sintel EXTENDED German DTS 720p BluRay", {"title": "Sintel", "languages": ("de",)}),
     ("Sintel.EXTENDED.German.DTS.720p.BluRay", {"title": "Sintel", "languages": ("de",)}),
     ("Sintel.German.DL.AC3.Dubbed.BluRay.x264", {"title": "Sintel", "languages": ("de",)}),
     ("The.Good.German.2010.720p.BluRay", {"title": "The Good German", "languages": ()}),

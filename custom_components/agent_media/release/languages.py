@@ -126,18 +126,18 @@ def take_spoken(scan: Scan) -> list[str]:
 _LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)(?:[ ._-]+DL)?$")
 
 
-def trailing_language_tag(text: str, *, dotted: bool = False) -> str:
-    """Drop a language tag that ends a title ("Friends MULTi", "Sintel German DL" -> the title alone).
+def trailing_language_tag(text: str, *, before_tags: bool = False) -> str:
+    """Drop a language tag that ends a title ("Friends MULTi", "Sintel GERMAN DL" -> the title alone).
 
-    `dotted`: the name was written with dots and a release tag follows the title ("Sintel.German.720p"):
-    there a language's name in title case is a tag too, as names without a year write it.
+    `before_tags`: a release tag, not a year, follows the title ("Sintel.German.720p"): there a language's
+    name in title case is a tag too, as names without a year write it ("Johnny English 2003" keeps it).
     """
     match = _LAST_WORD_RE.search(text)
     if match is None:
         return text
     word = match.group(1)
-    dotted_tag = dotted and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
-    if _is_language_tag(word) or (dotted_tag and word.lower() in LANGUAGE_WORDS):
+    named = before_tags and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
+    if _is_language_tag(word) or (named and word.lower() in LANGUAGE_WORDS):
         return text[: match.start()]
     return text
 

@@ -586,8 +586,7 @@ def _is_run(match: re.Match[str], latest: int) -> bool:
 def _clean_title(text: str, *, before_tags: bool = False) -> str:
     """Return the title in a name's text before its first marker (`before_tags`: a release tag, no year)."""
     # Dotted names ("Night.of.the.Living.Dead") use dots as spaces; spaced names keep "Mr." intact.
-    dotted = " " not in text.strip()
-    text = _SEPARATORS_RE.sub(" ", text) if dotted else text.replace("_", " ")
+    text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
     if "(" in text or "[" in text or "{" in text:
         text = _EMPTY_BRACKETS_RE.sub(" ", text)
     if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
@@ -602,7 +601,7 @@ def _clean_title(text: str, *, before_tags: bool = False) -> str:
             text = _EDITION_RE.sub("", text)
         if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
             text = _PACK_WORDS_RE.sub("", text)
-        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text), dotted=dotted and before_tags)
+        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text), before_tags=before_tags)
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
         if text[-1:] in ")]" and (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
