@@ -482,6 +482,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 2010 09 13 Dan Harmon 720p HDTV x264-Grp", {"languages": ()}),
     ("Pioneer.One.S01E01.DAN.720p.HDTV", {"languages": ("da",)}),
     ("Sintel.2010.Spa.Eng.720p", {"languages": ("es", "en")}),
+    # After a group, a decimal's fraction is no episode.
+    ("[Grp] Sintel 1.11 - Durian v2 (1080p BD HEVC FLAC).mkv", {"title": "Sintel 1.11 - Durian", "episodes": ()}),
     # A name without a year: a language's name in title case before the tags is the audio, with its "DL";
     # before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),
