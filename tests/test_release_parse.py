@@ -482,6 +482,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 2010 09 13 Dan Harmon 720p HDTV x264-Grp", {"languages": ()}),
     ("Pioneer.One.S01E01.DAN.720p.HDTV", {"languages": ("da",)}),
     ("Sintel.2010.Spa.Eng.720p", {"languages": ("es", "en")}),
+    # A resolution glued to the source after it.
+    ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
+    ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     # After a group, a decimal's fraction is no episode.
     ("[Grp] Sintel 1.11 - Durian v2 (1080p BD HEVC FLAC).mkv", {"title": "Sintel 1.11 - Durian", "episodes": ()}),
     # A name without a year: a language's name in title case before the tags is the audio, with its "DL";
