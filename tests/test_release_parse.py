@@ -482,6 +482,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 2010 09 13 Dan Harmon 720p HDTV x264-Grp", {"languages": ()}),
     ("Pioneer.One.S01E01.DAN.720p.HDTV", {"languages": ("da",)}),
     ("Sintel.2010.Spa.Eng.720p", {"languages": ("es", "en")}),
+    # A country tag is in capitals or in a lower-case name, and never ends a title after "of".
+    ("Pebble.Garden.of.Us.S01E08.1080p.WEB.H264-Grp", {"title": "Pebble Garden of Us"}),
+    ("pebble.garden.of.us.s01e08.720p", {"title": "pebble garden of us"}),
+    ("Pebble.Garden.US.S01E01.720p", {"title": "Pebble Garden"}),
+    ("pebble.garden.us.s01e01.720p", {"title": "pebble garden"}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

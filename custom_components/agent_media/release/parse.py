@@ -89,7 +89,9 @@ _PACK_WORDS_RE: Final = re.compile(
     r"(?:[ ._-]+(?:the[ ._])?(?:complete|full|integrale|intégrale|l'?int[ée]grale|coffret|all)"
     r"(?:[ ._-]+(?:series|miniseries|mini[ ._-]series|tv[ ._-]series|seasons?|collection|box[ ._-]?set|"
     r"pack))*)+$"
-    r"|[ ._-]+(?:US|UK|AU|NZ|CA)$|[ ._-]+(?:ep|episode)$",
+    # A country tag is in capitals or in a lower-case name, and never ends "The Last of Us".
+    r"|(?-i:[ ._-]+(?:US|UK|AU|NZ|CA)|(?<![ ._]of)(?<![ ._]and)(?<![ ._]but)[ ._-]+(?:us|uk|au|nz|ca))$"
+    r"|[ ._-]+(?:ep|episode)$",
     re.IGNORECASE,
 )
 
