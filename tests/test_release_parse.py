@@ -487,6 +487,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("pebble.garden.of.us.s01e08.720p", {"title": "pebble garden of us"}),
     ("Pebble.Garden.US.S01E01.720p", {"title": "Pebble Garden"}),
     ("pebble.garden.us.s01e01.720p", {"title": "pebble garden"}),
+    # A weak source word in capitals right before a codec is the source; in title case or in a title all in
+    # capitals it is the title's.
+    ("Tears.of.Steel.Live.WEB.x264-Grp", {"title": "Tears of Steel Live", "source": "web-dl"}),
+    ("Tears.of.Steel.Web.x264-Grp", {"title": "Tears of Steel Web", "source": None}),
+    ("TEARS OF STEEL WEB x264", {"title": "TEARS OF STEEL WEB", "source": None}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

@@ -542,7 +542,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         and int(match.group(1)) <= latest
         and not any(r.start() <= match.start(1) < r.end() for r in ranges)  # "(2001-2010)" too
     ]
-    first_marker = scan.first_marker()
+    first_marker = _weak_tag_before(scan, scan.first_marker())
     year = date_year
     end = first_marker
     if before := [match for match in years if match.start() < first_marker]:
@@ -572,6 +572,26 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         if title := _clean_title(scan.text[run.start() : stop]):
             return run.start(), stop, year, title
     return 0, len(scan.text), year, _clean_title(scan.text)
+
+
+# A word in capitals and the separators after it.
+_CAPITAL_WORD_RE: Final = re.compile(r"[A-Z]{2,9}[ ._-]+")
+
+
+def _weak_tag_before(scan: Scan, end: int) -> int:
+    """Where a weak marker in capitals right before a strong one starts ("Title WEB x264"), else `end`.
+
+    "Charlotte's Web" keeps its "Web"; a title all in capitals keeps its words.
+    """
+    for start, strength in scan.ends:
+        if (
+            strength == WEAK
+            and start < end
+            and _CAPITAL_WORD_RE.fullmatch(scan.text, start, end)
+            and not scan.text[:start].isupper()
+        ):
+            return start
+    return end
 
 
 def _is_run(match: re.Match[str], latest: int) -> bool:
