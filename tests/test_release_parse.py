@@ -492,11 +492,15 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Tears.of.Steel.Live.WEB.x264-Grp", {"title": "Tears of Steel Live", "source": "web-dl"}),
     ("Tears.of.Steel.Web.x264-Grp", {"title": "Tears of Steel Web", "source": None}),
     ("TEARS OF STEEL WEB x264", {"title": "TEARS OF STEEL WEB", "source": None}),
+    # Words in another script before a title in Latin letters: the Latin title, as for aliases.
+    ("先锋一号.Pioneer.One.S01E01.720p.WEB-DL", {"title": "Pioneer One"}),
+    ("Пионер Pioneer One 2010 720p", {"title": "Pioneer One", "year": 2010}),
+    ("Amélie.Sintel.2010.720p", {"title": "Amélie Sintel"}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     # After a group, a decimal's fraction is no episode.
-    ("[Grp] Sintel 1.11 - Durian v2 (1080p BD HEVC FLAC).mkv", {"title": "Sintel 1.11 - Durian", "episodes": ()}),
+    ("[Grp] Sintel 1.11 - Durian v2 (1080p BD FLAC).mkv", {"title": "Sintel 1.11 - Durian", "episodes": ()}),
     # A name without a year: a language's name in title case before the tags is the audio, with its "DL";
     # before a year it is the title's.
     ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),

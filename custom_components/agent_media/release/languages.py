@@ -215,7 +215,7 @@ def _counts(text: str, match: re.Match[str], title_end: int, title: str, *, list
     if lowered in _NEIGHBOUR_ONLY:
         return listed
     # Before the title's end, a word the title kept is the title's ("The French Connection"); a language's
-    # name the title dropped as its last word ("Sintel.German.720p", see trailing_language_tag) is the audio's.
+    # name the title dropped as its last word ("Sintel.German.720p": trailing_language_tag) is the audio's.
     if match.start() < title_end and (
         lowered in title.lower().split()
         or not (_is_language_tag(word) or _TITLE_TAIL_RE.fullmatch(text, match.end(), title_end))

@@ -113,7 +113,8 @@ _SOURCE_PATTERNS: Final = (
         "telesync",
         token(
             # "TeleSynch": a common misspelling.
-            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesynch?(?:[ ._-]?rip)?|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
+            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesynch?(?:[ ._-]?rip)?|"
+            r"p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
             hints=("ts", "telesync", "dvd"),
         ),
     ),
@@ -138,7 +139,8 @@ _SOURCE_PATTERNS: Final = (
         "bluray",
         token(
             # "MBluRay": a "mini" Blu-ray encode; "BD5", "BD9": a Blu-ray's encode sized for a DVD.
-            r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
+            r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|"
+            r"(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd(?:[ .-]?rip)?|bd[ .-]?light|bd(?=\x00)|"
             # Whole discs: "UHDBD", "BR-DISK", "BDISO"; a UHD disc's encode: "UHDBDRip", "UHD2BD".
             r"uhd[ .-]?bd(?:[ .-]?rip)?|uhd2bd|br[ .-]?disk|bd[ .-]?iso",
@@ -563,7 +565,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
-    # A title a year ends keeps a language word before the year ("Sintel German 2010"): a tag follows the year.
+    # A title a year ends keeps a language word before it ("Sintel German 2010"): a tag follows the year.
     if title := _clean_title(scan.text[:end], before_tags=end == first_marker):
         return 0, end, year, title
     for run in re.finditer(r"[^\x00]+", scan.masked):
@@ -608,6 +610,8 @@ def _is_run(match: re.Match[str], latest: int) -> bool:
 
 def _clean_title(text: str, *, before_tags: bool = False) -> str:
     """Return the title in a name's text before its first marker (`before_tags`: a release tag, no year)."""
+    if not text.isascii() and (lead := _FOREIGN_LEAD_RE.match(text)):
+        text = text[lead.end() :]  # "超能警探.Pioneer.One": the title in Latin letters, as for aliases
     # Dotted names ("Night.of.the.Living.Dead") use dots as spaces; spaced names keep "Mr." intact.
     text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
     if "(" in text or "[" in text or "{" in text:
@@ -652,6 +656,10 @@ _ALIAS_SEPARATOR_RE: Final = hinted(
     re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE), ("aka", "a.k.a", "/")
 )
 _LATIN_RE: Final = re.compile(r"[a-z]", re.IGNORECASE)
+# Words in another script before a title in Latin letters (of three letters or more).
+_FOREIGN_LEAD_RE: Final = re.compile(
+    r"(?:[^\s.A-Za-z0-9\u00c0-\u024f\u1e00-\u1eff]+[\s.]+)+(?=[A-Za-z\u00c0-\u024f]{3})"
+)
 # Edition words and a version that end a title: "Sintel EXTENDED", "Sintel - International Cut", "Sintel v2".
 _EDITION_RE: Final = re.compile(
     r"[ ._-]+(?:custom|extended|imax|edition|hq|uncut|unrated|remastered|integral|theatrical|v\d|"
