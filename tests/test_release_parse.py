@@ -496,6 +496,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("先锋一号.Pioneer.One.S01E01.720p.WEB-DL", {"title": "Pioneer One"}),
     ("Пионер Pioneer One 2010 720p", {"title": "Pioneer One", "year": 2010}),
     ("Amélie.Sintel.2010.720p", {"title": "Amélie Sintel"}),
+    # Latvian by its code, in capitals.
+    ("Sintel.2010.LV.WEBRip.XviD-Grp", {"title": "Sintel", "languages": ("lv",)}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

@@ -50,7 +50,8 @@ LANGUAGE_WORDS: Final = {
     "croatian": "hr", "serbian": "sr", "slovak": "sk", "slovenian": "sl", "bulgarian": "bg",
     "lithuanian": "lt", "latvian": "lv", "estonian": "et", "persian": "fa", "farsi": "fa",
     "indonesian": "id", "malay": "ms", "icelandic": "is",
-    "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "hu": "hu", "ro": "ro", "ja": "ja", "dk": "da",
+    "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "lv": "lv", "hu": "hu", "ro": "ro", "ja": "ja",
+    "dk": "da",
     "multi": "multi", "dual": "dual", "dual-audio": "dual",
 }  # fmt: skip
 # Words that name several audio languages at once.
@@ -71,8 +72,8 @@ _CHINESE_AUDIO_RE: Final = re.compile(r"国语|國語|粤语|粵語|普通话|�
 # Two-letter codes and short words that are also English words or title words only count in capitals.
 _CAPITALS_ONLY: Final = frozenset(
     {"en", "fr", "de", "it", "es", "pt", "ru", "nl", "pl", "jp", "cz", "vf", "cat", "tam", "tel", "mal",
-     "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "hu", "ro",
-     "ja", "dk", "arab"}
+     "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "lv", "hu",
+     "ro", "ja", "dk", "arab"}
 )  # fmt: skip
 # Words are looked up in LANGUAGE_WORDS: one pass over the name instead of a long alternation. Letters glued
 # to a digit the finders left are no word ("pt1" is a part, "unm4sk" a title's) unless the digit is the
