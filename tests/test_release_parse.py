@@ -498,6 +498,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Amélie.Sintel.2010.720p", {"title": "Amélie Sintel"}),
     # Latvian by its code, in capitals.
     ("Sintel.2010.LV.WEBRip.XviD-Grp", {"title": "Sintel", "languages": ("lv",)}),
+    # A Polish voice-over ("lektor"), glued to its code or not.
+    ("Sintel.2010.LEKPL.1080p.XviD-Grp", {"title": "Sintel", "languages": ("pl",)}),
+    ("Sintel.2010.pl.Lektor.720p", {"title": "Sintel", "languages": ("pl",)}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

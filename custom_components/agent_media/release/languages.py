@@ -56,13 +56,15 @@ LANGUAGE_WORDS: Final = {
 }  # fmt: skip
 # Words that name several audio languages at once.
 _LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
-# Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed".
+# Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed"; a Polish voice-over ("lektor"): "LEKPL",
+# "Lektor PL", "PL.Lektor".
 _DUBBED_RE: Final = hinted(
     re.compile(
-        r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])",
+        r"(?<![a-z])(?:(?:dub|lek(?:tor)?)[ .-]?(?P<after>[a-z]{2,3})"
+        r"|(?P<before>[a-z]{2,3})[ .-]?(?:dub(?:bed)?|lektor))(?![a-z])",
         re.IGNORECASE,
     ),
-    ("dub",),
+    ("dub", "lek"),
 )
 # Two-letter codes that are also title words in any mixed case ("De", "iT"); alone, a short word of
 # _CAPITALS_ONLY in title case is a name or a word too ("Dan Harmon"); in a list it is a code ("Fr-Eng").
