@@ -501,6 +501,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A Polish voice-over ("lektor"), glued to its code or not.
     ("Sintel.2010.LEKPL.1080p.XviD-Grp", {"title": "Sintel", "languages": ("pl",)}),
     ("Sintel.2010.pl.Lektor.720p", {"title": "Sintel", "languages": ("pl",)}),
+    # A name that starts with its markers: its title ends at a year too, and a language's name before the
+    # tags is one.
+    ("[BD] Sintel 2010 720p", {"title": "Sintel", "year": 2010}),
+    ("[BD] Sintel German 2010 720p", {"title": "Sintel German", "year": 2010}),
+    ("[h265 - HEVC] Sintel French 1080p DTS", {"title": "Sintel", "languages": ("fr",)}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

@@ -570,8 +570,11 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         return 0, end, year, title
     for run in re.finditer(r"[^\x00]+", scan.masked):
         later = [start for start, _ in scan.ends if start >= run.end()]
-        stop = min([*later, len(scan.text)])
-        if title := _clean_title(scan.text[run.start() : stop]):
+        # The year ends such a title too: "[BD] Sintel 2010 720p".
+        dates = [match.start() for match in years if match.start() >= run.end()]
+        stop = min([*later, *dates, len(scan.text)])
+        before_tags = stop == run.end() and stop not in dates
+        if title := _clean_title(scan.text[run.start() : stop], before_tags=before_tags):
             return run.start(), stop, year, title
     return 0, len(scan.text), year, _clean_title(scan.text)
 
