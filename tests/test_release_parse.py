@@ -506,6 +506,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[BD] Sintel 2010 720p", {"title": "Sintel", "year": 2010}),
     ("[BD] Sintel German 2010 720p", {"title": "Sintel German", "year": 2010}),
     ("[h265 - HEVC] Sintel French 1080p DTS", {"title": "Sintel", "languages": ("fr",)}),
+    # A list of languages in title case ending a title is the audio's.
+    ("Sintel.Director.Cut.Ita.Eng.VP9.Opus.Grp.webm", {"title": "Sintel", "languages": ("it", "en")}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

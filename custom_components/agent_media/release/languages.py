@@ -125,6 +125,8 @@ def take_spoken(scan: Scan) -> list[str]:
     ]
 
 
+# Two words of three letters or more ending a title: a list of languages if both are ones ("Sintel Ita Eng").
+_LAST_PAIR_RE: Final = re.compile(r"[ ._-]([A-Za-z]{3,})[ ._+-]+([A-Za-z]{3,})$")
 # A language word ending a title, with the "DL" (dual language) that may follow it: "Sintel German DL".
 _LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)(?:[ ._-]+DL)?$")
 
@@ -135,6 +137,8 @@ def trailing_language_tag(text: str, *, before_tags: bool = False) -> str:
     `before_tags`: a release tag, not a year, follows the title ("Sintel.German.720p"): there a language's
     name in title case is a tag too, as names without a year write it ("Johnny English 2003" keeps it).
     """
+    if (pair := _LAST_PAIR_RE.search(text)) and all(word.lower() in LANGUAGE_WORDS for word in pair.groups()):
+        return text[: pair.start()]  # "Sintel Ita Eng": a list of languages in any case
     match = _LAST_WORD_RE.search(text)
     if match is None:
         return text
@@ -221,7 +225,7 @@ def _counts(text: str, match: re.Match[str], title_end: int, title: str, *, list
     # name the title dropped as its last word ("Sintel.German.720p": trailing_language_tag) is the audio's.
     if match.start() < title_end and (
         lowered in title.lower().split()
-        or not (_is_language_tag(word) or _TITLE_TAIL_RE.fullmatch(text, match.end(), title_end))
+        or not (listed or _is_language_tag(word) or _TITLE_TAIL_RE.fullmatch(text, match.end(), title_end))
     ):
         return False
     if lowered in _CAPITALS_ONLY:
