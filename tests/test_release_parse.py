@@ -508,6 +508,11 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[h265 - HEVC] Sintel French 1080p DTS", {"title": "Sintel", "languages": ("fr",)}),
     # A list of languages in title case ending a title is the audio's.
     ("Sintel.Director.Cut.Ita.Eng.VP9.Opus.Grp.webm", {"title": "Sintel", "languages": ("it", "en")}),
+    # After a group, a zero-padded number before the title is its episode; without one, or unpadded, it is
+    # the title's.
+    ("[Grp] 06 Sintel II (720p 8bit AAC).mp4", {"title": "Sintel II", "episodes": (6,)}),
+    ("06 Sintel II (720p).mp4", {"title": "06 Sintel II", "episodes": ()}),
+    ("[Grp] 300 Sintel (720p)", {"title": "300 Sintel", "episodes": ()}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
