@@ -513,6 +513,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] 06 Sintel II (720p 8bit AAC).mp4", {"title": "Sintel II", "episodes": (6,)}),
     ("06 Sintel II (720p).mp4", {"title": "06 Sintel II", "episodes": ()}),
     ("[Grp] 300 Sintel (720p)", {"title": "300 Sintel", "episodes": ()}),
+    # A year of the 1880s or 1890s in brackets; out of them it is the title's.
+    ("Roundhay Garden Scene (1888) [DVD].mp4", {"title": "Roundhay Garden Scene", "year": 1888}),
+    ("Roundhay Garden Scene 1888 720p", {"title": "Roundhay Garden Scene 1888", "year": None}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

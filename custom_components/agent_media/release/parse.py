@@ -75,9 +75,13 @@ _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
     r"|(?:[0-3]\d)[ .-](?:[0-3]\d)[ .-](?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
+# A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
-    re.compile(r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2})[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])", re.IGNORECASE),
-    ("19", "20"),
+    re.compile(
+        r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2}|(?<=[(\[])18[89]\d(?=[)\]]))[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])",
+        re.IGNORECASE,
+    ),
+    ("19", "20", "18"),
 )
 _YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?((?:19|20)\d{2}|\d{2})(?![0-9])")
 _COMPLETE_RE: Final = token(
