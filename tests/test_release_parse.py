@@ -516,6 +516,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A year of the 1880s or 1890s in brackets; out of them it is the title's.
     ("Roundhay Garden Scene (1888) [DVD].mp4", {"title": "Roundhay Garden Scene", "year": 1888}),
     ("Roundhay Garden Scene 1888 720p", {"title": "Roundhay Garden Scene 1888", "year": None}),
+    # An absolute episode number between dashes or as a range right before the season code is no title
+    # word; a title's number stays.
+    ("Pebble Garden - 313 - S16E03 720p", {"title": "Pebble Garden", "seasons": (16,), "episodes": (3,)}),
+    ("Pebble.Garden.313-315.S16E03-05", {"title": "Pebble Garden", "episodes": (3, 4, 5)}),
+    ("Pebble Garden-22 S01E01 720p", {"title": "Pebble Garden-22"}),
+    ("Pebble Garden 9-1-1 S01E01", {"title": "Pebble Garden 9-1-1"}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

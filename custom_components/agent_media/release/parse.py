@@ -569,8 +569,15 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
+    before_tags = end == first_marker
+    if (
+        before_tags
+        and _SEASON_CODE_RE.match(scan.text, end)
+        and (absolute := _ABSOLUTE_BEFORE_CODE_RE.search(scan.text, 0, end))
+    ):
+        end = absolute.start()  # "Title - 313 - S16E03": the episode's absolute number is no title word
     # A title a year ends keeps a language word before it ("Sintel German 2010"): a tag follows the year.
-    if title := _clean_title(scan.text[:end], before_tags=end == first_marker):
+    if title := _clean_title(scan.text[:end], before_tags=before_tags):
         return 0, end, year, title
     for run in re.finditer(r"[^\x00]+", scan.masked):
         later = [start for start, _ in scan.ends if start >= run.end()]
@@ -583,6 +590,12 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     return 0, len(scan.text), year, _clean_title(scan.text)
 
 
+# An anime episode's absolute number, between dashes or as a range, right before its season code:
+# "Title - 313 - S16E03", "Title.313-315.S16E03-05" ("Catch-22 S01E01", "9-1-1 S01E01" are titles).
+_ABSOLUTE_BEFORE_CODE_RE: Final = re.compile(
+    r"(?:[ ._]-[ ._]\d{2,4}(?:-\d{2,4})?[ ._]-[ ._]|[ ._]\d{2,4}-\d{2,4}[ ._])$"
+)
+_SEASON_CODE_RE: Final = re.compile(r"s\d{1,3}e\d", re.IGNORECASE)
 # A word in capitals and the separators after it.
 _CAPITAL_WORD_RE: Final = re.compile(r"[A-Z]{2,9}[ ._-]+")
 
