@@ -522,6 +522,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble.Garden.313-315.S16E03-05", {"title": "Pebble Garden", "episodes": (3, 4, 5)}),
     ("Pebble Garden-22 S01E01 720p", {"title": "Pebble Garden-22"}),
     ("Pebble Garden 9-1-1 S01E01", {"title": "Pebble Garden 9-1-1"}),
+    # "720HD" is a resolution; 8K counts as the best tier.
+    ("Sintel.2010.720HD.BluRay", {"title": "Sintel", "resolution": "720p"}),
+    ("Sintel.2010.4320p.WEB-DL", {"title": "Sintel", "resolution": "2160p"}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

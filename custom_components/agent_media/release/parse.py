@@ -58,10 +58,10 @@ _PREFIX_RE: Final = re.compile(
 _RESOLUTION_PATTERNS: Final = (
     re.compile(r"(?<![0-9])([1-9]\d{2,3})[x*×]([1-9]\d{2,3})(?![0-9])", re.IGNORECASE),  # noqa: RUF001 - letters of other scripts, on purpose
     # A source glued before ("BD1080p", "Bluray720p", "TC1080P") or after ("720pHDTV", "1080pBluRay") is left
-    # for the source finders.
+    # for the source finders; "720HD" is a resolution too; 8K ("4320p") counts as the best tier.
     re.compile(
-        r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(2160|1440|1080|720|576|540|480|360|240)0?[pi](?:\d{2})?"
-        r"(?!(?!u?hd|blu|web|bd|dvd)[a-z])",
+        r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(4320|2160|1440|1080|720|576|540|480|360|240)"
+        r"(?:0?[pi](?:\d{2})?|hd)(?!(?!u?hd|blu|web|bd|dvd)[a-z])",
         re.IGNORECASE,
     ),
     hinted(re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE), ("1080", "720")),
