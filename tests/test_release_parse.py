@@ -538,6 +538,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.German.DL.AC3.Dubbed.BluRay.x264", {"title": "Sintel", "languages": ("de",)}),
     ("The.Good.German.2010.720p.BluRay", {"title": "The Good German", "languages": ()}),
     ("Zorba.the.Greek.720p.BluRay", {"title": "Zorba the Greek", "languages": ()}),
+    # A title with nothing after it (a search) keeps its language word; a capital tag alone is the title.
+    ("Sintel.German", {"title": "Sintel German", "languages": ()}),
+    ("CONVERT XViD", {"title": "CONVERT", "codec": "xvid"}),
 ]  # fmt: skip
 
 

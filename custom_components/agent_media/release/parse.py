@@ -569,7 +569,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
-    before_tags = end == first_marker
+    before_tags = end == first_marker < len(scan.text)
     if (
         before_tags
         and _SEASON_CODE_RE.match(scan.text, end)
@@ -584,7 +584,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         # The year ends such a title too: "[BD] Sintel 2010 720p".
         dates = [match.start() for match in years if match.start() >= run.end()]
         stop = min([*later, *dates, len(scan.text)])
-        before_tags = stop == run.end() and stop not in dates
+        before_tags = stop == run.end() < len(scan.text) and stop not in dates
         if title := _clean_title(scan.text[run.start() : stop], before_tags=before_tags):
             return run.start(), stop, year, title
     return 0, len(scan.text), year, _clean_title(scan.text)
@@ -598,19 +598,20 @@ _ABSOLUTE_BEFORE_CODE_RE: Final = re.compile(
 _SEASON_CODE_RE: Final = re.compile(r"s\d{1,3}e\d", re.IGNORECASE)
 # A word in capitals and the separators after it.
 _CAPITAL_WORD_RE: Final = re.compile(r"[A-Z]{2,9}[ ._-]+")
+_LOWER_CASE_RE: Final = re.compile(r"[a-z]")
 
 
 def _weak_tag_before(scan: Scan, end: int) -> int:
     """Where a weak marker in capitals right before a strong one starts ("Title WEB x264"), else `end`.
 
-    "Charlotte's Web" keeps its "Web"; a title all in capitals keeps its words.
+    "Charlotte's Web" keeps its "Web"; a title all in capitals, or none before the marker, keeps its words.
     """
     for start, strength in scan.ends:
         if (
             strength == WEAK
             and start < end
             and _CAPITAL_WORD_RE.fullmatch(scan.text, start, end)
-            and not scan.text[:start].isupper()
+            and _LOWER_CASE_RE.search(scan.text, 0, start)
         ):
             return start
     return end
