@@ -137,14 +137,13 @@ def trailing_language_tag(text: str, *, before_tags: bool = False) -> str:
     `before_tags`: a release tag, not a year, follows the title ("Sintel.German.720p"): there a language's
     name in title case is a tag too, as names without a year write it ("Johnny English 2003" keeps it).
     """
-    if (pair := _LAST_PAIR_RE.search(text)) and all(word.lower() in LANGUAGE_WORDS for word in pair.groups()):
-        return text[: pair.start()]  # "Sintel Ita Eng": a list of languages in any case
     match = _LAST_WORD_RE.search(text)
-    if match is None:
-        return text
-    word = match.group(1)
+    if match is None or (word := match.group(1)).lower() not in LANGUAGE_WORDS:
+        return text  # most titles end in no language word
+    if (pair := _LAST_PAIR_RE.search(text)) and pair.group(1).lower() in LANGUAGE_WORDS:
+        return text[: pair.start()]  # "Sintel Ita Eng": a list of languages in any case
     named = before_tags and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
-    if _is_language_tag(word) or (named and word.lower() in LANGUAGE_WORDS):
+    if named or _is_language_tag(word):
         return text[: match.start()]
     return text
 
