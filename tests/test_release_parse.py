@@ -525,6 +525,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # "720HD" is a resolution; 8K counts as the best tier.
     ("Sintel.2010.720HD.BluRay", {"title": "Sintel", "resolution": "720p"}),
     ("Sintel.2010.4320p.WEB-DL", {"title": "Sintel", "resolution": "2160p"}),
+    # A bare slash next to another script separates aliases; between Latin letters it is the title's.
+    ("[Grp][片名/Sintel/シンテル][01][1080p]", {"title": "Sintel", "episodes": (1,)}),
+    ("[Grp][片名/Sintel/Durian][01][1080p]", {"title": "Sintel/Durian", "episodes": (1,)}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

@@ -672,9 +672,14 @@ def _one_title(text: str) -> str:
     return next((part for part in parts if _LATIN_RE.search(part)), parts[0])
 
 
-# "AKA", "a.k.a." and a slash between spaces separate a title from its aliases.
+# "AKA", "a.k.a." and a slash between spaces separate a title from its aliases; so does a bare slash next to
+# a letter of another script: "片名/Sintel" ("AC/DC", "Fate/Zero" are titles).
 _ALIAS_SEPARATOR_RE: Final = hinted(
-    re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE), ("aka", "a.k.a", "/")
+    re.compile(
+        r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+|(?<=[^\x00-\u024f])/|/(?=[^\x00-\u024f])",
+        re.IGNORECASE,
+    ),
+    ("aka", "a.k.a", "/"),
 )
 _LATIN_RE: Final = re.compile(r"[a-z]", re.IGNORECASE)
 # Words in another script before a title in Latin letters (of three letters or more).
