@@ -528,6 +528,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A bare slash next to another script separates aliases; between Latin letters it is the title's.
     ("[Grp][片名/Sintel/シンテル][01][1080p]", {"title": "Sintel", "episodes": (1,)}),
     ("[Grp][片名/Sintel/Durian][01][1080p]", {"title": "Sintel/Durian", "episodes": (1,)}),
+    # An alias cut from a note in brackets ends where the note starts.
+    ("Сінтел / Sintel (Режисер / Colin Levy) [2010, BDRip] MVO", {"title": "Sintel", "year": 2010}),
     # A resolution glued to the source after it.
     ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
     ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),

@@ -637,10 +637,10 @@ def _clean_title(text: str, *, before_tags: bool = False) -> str:
     text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
     if "(" in text or "[" in text or "{" in text:
         text = _EMPTY_BRACKETS_RE.sub(" ", text)
-    if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
-        text = text[:opened]  # "Title (Director, 1967)" ends inside the brackets
+    text = _before_unclosed_bracket(text)  # "Title (Director, 1967)" ends inside the brackets
     if may_match(_ALIAS_SEPARATOR_RE, fold(text)):
-        text = _one_title(text)
+        # An alias may hold the start of a note: "Сінтел / Sintel (Режисер / Director)".
+        text = _before_unclosed_bracket(_one_title(text))
     previous = None
     # Each tail below is looked for only where the title's last word can end one: most titles end none.
     while previous != text:
@@ -657,6 +657,12 @@ def _clean_title(text: str, *, before_tags: bool = False) -> str:
             latin_aside = _LATIN_RE.search(inside) and not _LATIN_RE.search(text[: aside.start()])
             text = inside if latin_aside else text[: aside.start()]
     return " ".join(_LEADING_JUNK_RE.sub("", text).split())
+
+
+def _before_unclosed_bracket(text: str) -> str:
+    if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
+        return text[:opened]
+    return text
 
 
 def _last_word(text: str) -> str:
