@@ -20,7 +20,6 @@ This corpus is for development: the parser may be tuned on all of it (it has no 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 import re
 import sys
@@ -36,6 +35,7 @@ from vocabulary import (
     languages_of,
     numbers,
     resolution_tier,
+    write_corpus,
 )
 import yaml
 
@@ -151,8 +151,7 @@ def main() -> None:
         for name, expected in cases.items()
         if expected
     ]
-    out.write_text(json.dumps({"cases": labelled}, ensure_ascii=False, indent=0), encoding="utf-8")
-    print(f"{len(labelled)} names written to {out}")
+    write_corpus(out, labelled)
 
 
 if __name__ == "__main__":

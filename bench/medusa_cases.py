@@ -14,13 +14,12 @@ bench/guessit_rules_cases.py's mapping and bench/vocabulary.py. The output stays
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 import sys
 from typing import Any
 
 from guessit_rules_cases import labels, tests
-from vocabulary import languages_of
+from vocabulary import languages_of, write_corpus
 
 
 def expected(asserted: dict[str, Any]) -> dict[str, Any]:
@@ -44,8 +43,7 @@ def main() -> None:
         for name, asserted in tests(checkout / "tests" / "test_guessit.yml")
         if asserted and "options" not in asserted and not asserted.get("disabled")
     ]
-    out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
-    print(f"{len(cases)} names written to {out}")
+    write_corpus(out, cases)
 
 
 if __name__ == "__main__":

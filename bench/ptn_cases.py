@@ -14,7 +14,15 @@ from pathlib import Path
 import sys
 from typing import Any
 
-from vocabulary import TRASH_SOURCES, codec_of, languages_of, numbers, resolution_tier, source_of
+from vocabulary import (
+    TRASH_SOURCES,
+    codec_of,
+    languages_of,
+    numbers,
+    resolution_tier,
+    source_of,
+    write_corpus,
+)
 
 
 def expected(result: dict[str, Any]) -> dict[str, Any]:
@@ -45,8 +53,7 @@ def main() -> None:
         {"corpus": "ptn", "name": name, "expected": expected(result)}
         for name, result in zip(names, results, strict=True)
     ]
-    out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
-    print(f"{len(cases)} names written to {out}")
+    write_corpus(out, cases)
 
 
 if __name__ == "__main__":

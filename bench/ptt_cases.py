@@ -11,13 +11,12 @@ stays outside the repository: the names are real release names.
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 import re
 import sys
 from typing import Any
 
-from vocabulary import SOURCE_CLASSES, codec_of, resolution_tier, source_of
+from vocabulary import SOURCE_CLASSES, codec_of, resolution_tier, source_of, write_corpus
 
 # One field per file: the parametrize argument that holds it.
 SINGLE_FIELD_FILES = {
@@ -131,8 +130,7 @@ def main() -> None:
         if "languages" in expected and _SUBTITLES_RE.search(name):
             expected["languages"] = "oov:subtitles named"
     labelled = [{"corpus": "parsett", "name": name, "expected": cases[name]} for name in cases]
-    out.write_text(json.dumps({"cases": labelled}, ensure_ascii=False, indent=0), encoding="utf-8")
-    print(f"{len(labelled)} names written to {out}")
+    write_corpus(out, labelled)
 
 
 if __name__ == "__main__":

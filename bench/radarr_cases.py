@@ -12,7 +12,6 @@ stays outside the repository.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 import re
 import sys
@@ -26,7 +25,7 @@ from sonarr_cases import (
     cases_by_method,
     language_labels,
 )
-from vocabulary import TRASH_SOURCES
+from vocabulary import TRASH_SOURCES, write_corpus
 
 # Title methods: the arguments after the name that are its title and year.
 TITLE_METHODS = {
@@ -100,8 +99,7 @@ def main() -> None:
         for name, label in found.items():
             labels.setdefault(name, {}).update(label)
     cases = [{"corpus": "radarr", "name": name, "expected": label} for name, label in labels.items()]
-    out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
-    print(f"{len(cases)} names written to {out}")
+    write_corpus(out, cases)
 
 
 if __name__ == "__main__":

@@ -12,13 +12,12 @@ title ("Series Title 2010"); that year becomes the year label. The output stays 
 from __future__ import annotations
 
 import ast
-import json
 from pathlib import Path
 import re
 import sys
 from typing import Any
 
-from vocabulary import LANGUAGE_WORDS, TRASH_SOURCES
+from vocabulary import LANGUAGE_WORDS, TRASH_SOURCES, write_corpus
 
 FIXTURES = Path("src/NzbDrone.Core.Test/ParserTests")
 _ATTRIBUTE_RE = re.compile(r"^\s*\[TestCase\((.*)\)\]\s*$")
@@ -133,8 +132,7 @@ def main() -> None:  # noqa: C901, PLR0912 - one branch per fixture
     for name, label in language_labels(fixture).items():
         labels.setdefault(name, {}).update(label)
     cases = [{"corpus": "sonarr", "name": name, "expected": label} for name, label in labels.items()]
-    out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
-    print(f"{len(cases)} names written to {out}")
+    write_corpus(out, cases)
 
 
 if __name__ == "__main__":

@@ -6,8 +6,12 @@ parser loses a case to a spelling ("1080i", "576p", "BRRip", "Blu-ray", "ENG").
 
 from __future__ import annotations
 
+import json
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # The tiers the ranking knows; every height maps to one (1080i -> 1080p, 576p/360p -> 480p).
 RESOLUTION_WORDS = {
@@ -136,3 +140,9 @@ GUESSIT_SOURCES = {
 }  # fmt: skip
 GUESSIT_CODECS = {"H.264": "avc", "H.265": "hevc", "Xvid": "xvid", "DivX": "xvid", "AV1": "av1"}
 GUESSIT_HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
+
+
+def write_corpus(out: Path, cases: list[dict[str, Any]]) -> None:
+    """Write a labelled corpus for bench/parse.py ({"cases": [...]}) and say how many names it holds."""
+    out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
+    print(f"{len(cases)} names written to {out}")

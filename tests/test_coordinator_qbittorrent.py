@@ -13,6 +13,7 @@ from pytest_homeassistant_custom_component.common import (
     async_capture_events,
 )
 
+from custom_components.agent_media import coordinator as coordinator_module
 from custom_components.agent_media.const import (
     DEFAULT_SCAN_INTERVAL,
     DOMAIN,
@@ -354,3 +355,74 @@ async def test_changed_password_starts_reauth(
     assert hass.states.get(ACTIVE_DOWNLOADS).state == STATE_UNAVAILABLE
     flows = hass.config_entries.flow.async_progress_by_handler(DOMAIN)
     assert [flow["context"]["source"] for flow in flows] == ["reauth"]
+
+
+async def add_then_delete_in_qbittorrent(
+    hass: HomeAssistant, qbittorrent: QBittorrentInstance, entry: MockConfigEntry, tmp_path: Path
+) -> LocalTorrent:
+    """Add a download through Agent Media, then delete it in qBittorrent itself, as its Web UI would."""
+    sintel = make_local_torrent(tmp_path / "payload", "Sintel.2010.mkv")
+    await async_add_download(
+        hass, entry, torrent_file=sintel.torrent_bytes, save_path=str(tmp_path / "incoming"), media=None
+    )
+    await poll(hass)
+    assert sintel.info_hash in entry.runtime_data.memory.downloads.records()
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_delete(delete_files=False, torrent_hashes=sintel.info_hash)
+    )
+    return sintel
+
+
+async def test_download_removed_in_qbittorrent_is_forgotten(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    setup_integration: MockConfigEntry,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A recorded download that someone deletes in qBittorrent's own Web UI stops being ours, in time."""
+    entry = setup_integration
+    memory = entry.runtime_data.memory
+    library = make_local_torrent(tmp_path / "library", "Night.of.the.Living.Dead.1968.mkv")
+    await hass.async_add_executor_job(
+        lambda: qbittorrent.api().torrents_add(
+            torrent_files={"notld.torrent": library.torrent_bytes}, save_path=str(tmp_path / "library")
+        )
+    )
+    sintel = await add_then_delete_in_qbittorrent(hass, qbittorrent, entry, tmp_path)
+    await refresh_until(
+        hass,
+        entry,
+        lambda: entry.runtime_data.coordinator.data.torrents,
+        lambda torrents: torrents == 1,
+        what="qBittorrent to list only the library",
+    )
+    # Missing for a moment is not removed: qBittorrent lists its torrents only as it loads them.
+    assert sintel.info_hash in memory.downloads.records()
+
+    monkeypatch.setattr(coordinator_module, "RECORD_ABSENCE_LIMIT", 0.0)
+    await poll(hass)
+    assert memory.downloads.records() == {}
+
+
+async def test_nothing_listed_forgets_nothing(
+    hass: HomeAssistant,
+    qbittorrent: QBittorrentInstance,
+    setup_integration: MockConfigEntry,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """qBittorrent listing no torrent at all (still loading them after a restart) removes no record."""
+    entry = setup_integration
+    memory = entry.runtime_data.memory
+    sintel = await add_then_delete_in_qbittorrent(hass, qbittorrent, entry, tmp_path)
+    monkeypatch.setattr(coordinator_module, "RECORD_ABSENCE_LIMIT", 0.0)
+    await refresh_until(
+        hass,
+        entry,
+        lambda: entry.runtime_data.coordinator.data.torrents,
+        lambda torrents: torrents == 0,
+        what="qBittorrent to list nothing",
+    )
+    await poll(hass)
+    assert sintel.info_hash in memory.downloads.records()

@@ -6,9 +6,10 @@ The coordinator owns its own `QBittorrentClient` (rids are kept per Web UI sessi
 same session would break the chain) and merges the deltas into a `TorrentTracker` (torrents.py).
 
 Each poll gives the entities their data (`DownloadsData`) and publishes what changed (`DownloadChanges`:
-downloads that completed, recorded downloads that stalled, adds that were cut short) on the entry's
-`SIGNAL_DOWNLOADS_CHANGED`; the lifecycle (lifecycle.py) reacts to it. The set of hashes seen incomplete is
-stored, so a download that finishes while Home Assistant is stopped is reported once after the restart.
+downloads that completed, recorded downloads that stalled or that qBittorrent no longer has, adds that were
+cut short) on the entry's `SIGNAL_DOWNLOADS_CHANGED`; the lifecycle (lifecycle.py) reacts to it. The set of
+hashes seen incomplete is stored, so a download that finishes while Home Assistant is stopped is reported
+once after the restart.
 """
 
 from __future__ import annotations
@@ -75,6 +76,9 @@ REASON_NO_PROGRESS: Final = "no_progress"
 REASON_UNFINISHABLE: Final = "unfinishable"  # no peer has ever had every piece, no seed (torrents.py)
 # An add of ours older than this that is still stopped and unrecorded was cut short (say, by a crash).
 INTERRUPTED_ADD_AGE: Final = 60.0  # seconds
+# A recorded download that qBittorrent has not listed for this long was removed there, not through us. Long,
+# because after a restart qBittorrent lists its torrents only as it loads them.
+RECORD_ABSENCE_LIMIT: Final = 900.0  # seconds
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,8 @@ class DownloadChanges:
     stalled: Mapping[str, str] = field(default_factory=dict)
     # Torrents with our tag that sit stopped, incomplete and unrecorded: an add cut short → their name.
     interrupted_adds: Mapping[str, str] = field(default_factory=dict)
+    # Recorded downloads qBittorrent has not listed for `RECORD_ABSENCE_LIMIT`: removed outside Agent Media.
+    removed_elsewhere: tuple[str, ...] = ()
 
 
 # The coordinator's output inside one entry, formatted with the entry id. Declared here, not in const.py,
@@ -147,6 +153,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
         self._starting: dict[str, float] = {}  # hash → monotonic deadline
         self._stalled_timeout = float(entry.options.get(CONF_STALLED_TIMEOUT, DEFAULT_STALLED_TIMEOUT))
         self._interval = self._idle_interval  # the schedule the last poll chose
+        self._absent_since: dict[str, float] = {}  # recorded downloads qBittorrent does not list → since when
         self._watched = False
         self._unwatched_changes = DownloadChanges()  # found before anyone watched: the first poll's
 
@@ -213,6 +220,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
                 completed=tuple(self._completed(info_hash) for info_hash in completed),
                 stalled=self._stalled(stuck) if self._stalled_timeout > 0 else {},
                 interrupted_adds=self._interrupted_adds(),
+                removed_elsewhere=self._removed_elsewhere(now),
             )
         )
         self._agent_hashes = self._memory.downloads.hashes()  # what the lifecycle finished is no longer ours
@@ -236,6 +244,7 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
                 completed=previous.completed + changes.completed,
                 stalled=changes.stalled,
                 interrupted_adds=changes.interrupted_adds,
+                removed_elsewhere=changes.removed_elsewhere,
             )
         else:  # every poll, even with nothing new: an unfinished replacement is retried at a poll
             async_dispatcher_send(
@@ -286,6 +295,24 @@ class DownloadsCoordinator(DataUpdateCoordinator[DownloadsData]):
             ):
                 found[info_hash] = str(torrent.get("name") or info_hash)
         return found
+
+    def _removed_elsewhere(self, now: float) -> tuple[str, ...]:
+        """Return our recorded downloads that qBittorrent has not listed for `RECORD_ABSENCE_LIMIT`.
+
+        Not those being replaced (their torrent is removed before their record) and none while qBittorrent
+        lists nothing at all: then it is more likely loading its torrents than emptied.
+        """
+        listed = self._tracker.torrents
+        if not listed:
+            return ()
+        missing = self._agent_hashes - listed.keys() - self._memory.downloads.being_replaced()
+        for info_hash in self._absent_since.keys() - missing:
+            del self._absent_since[info_hash]
+        return tuple(
+            info_hash
+            for info_hash in missing
+            if now - self._absent_since.setdefault(info_hash, now) >= RECORD_ABSENCE_LIMIT
+        )
 
     @callback
     def expect_start(self, info_hash: str) -> None:

@@ -9,7 +9,9 @@ on the entry's `SIGNAL_DOWNLOADS_CHANGED`. The lifecycle reacts:
   to the entry's entities (news.py);
 - a recorded download of ours stalled for the stalled timeout: replaced (replacement.py), at most once per
   `REPLACEMENT_RETRY`; a replacement decided but not finished is finished;
-- an add of ours cut short: taken back through the safety check (the operations' `adder`, passed in).
+- an add of ours cut short: taken back through the safety check (the operations' `adder`, passed in);
+- a recorded download removed in qBittorrent itself: its record forgotten, so that it is not spoken of as
+  active or checked again at each restart.
 
 It starts once the platforms are set up (`async_start`, which takes the changes the coordinator's first poll
 found during setup), so a completion found at a restart reaches the entities, the bus and the journal once.
@@ -47,7 +49,7 @@ REPLACEMENT_RETRY: Final = 600.0  # seconds before a replacement that could not 
 
 
 class DownloadLifecycle:
-    """Reacts to one entry's download changes: completion, stalled downloads, interrupted adds."""
+    """Reacts to one entry's download changes: completion, stalled downloads, interrupted adds, removals."""
 
     def __init__(
         self,
@@ -108,6 +110,9 @@ class DownloadLifecycle:
             if info_hash not in self._adopted:
                 self._adopted.add(info_hash)
                 self._operations.adder.adopt_interrupted_add(info_hash, name)
+        for info_hash in changes.removed_elsewhere:
+            if (record := self._memory.downloads.pop(info_hash)) is not None:
+                LOGGER.info("Forgot %s: it was removed from qBittorrent", record["name"])
 
     # --- completion ----------------------------------------------------------------------------------------
 

@@ -442,7 +442,7 @@ class DownloadAdder(OperationsPart):
                 )
                 return
             except RequestRejectedError:
-                return  # removed from qBittorrent meanwhile
+                return  # removed from qBittorrent meanwhile: the lifecycle forgets its record
             except AgentMediaClientError:
                 continue  # qBittorrent unreachable for now
             memory.downloads.update(added.info_hash, safety=SAFETY_CHECKED)
