@@ -478,10 +478,6 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.S01.720p.VF2.WEB-DL", {"languages": ("fr",)}),
     # Languages after "Legendado" (Portuguese for "subtitled") are the subtitles'.
     ("Pioneer.One.S06E05.1080p.WEBRip.Legendado.PT-BR", {"title": "Pioneer One", "languages": ()}),
-    # A short code in title case alone is a name ("Dan"); in capitals, mixed case or a list, a language.
-    ("Pioneer One 2010 09 13 Dan Harmon 720p HDTV x264-Grp", {"languages": ()}),
-    ("Pioneer.One.S01E01.DAN.720p.HDTV", {"languages": ("da",)}),
-    ("Sintel.2010.Spa.Eng.720p", {"languages": ("es", "en")}),
     # A country tag is in capitals or in a lower-case name, and never ends a title after "of".
     ("Pebble.Garden.of.Us.S01E08.1080p.WEB.H264-Grp", {"title": "Pebble Garden of Us"}),
     ("pebble.garden.of.us.s01e08.720p", {"title": "pebble garden of us"}),

@@ -66,8 +66,7 @@ _DUBBED_RE: Final = hinted(
     ),
     ("dub", "lek"),
 )
-# Two-letter codes that are also title words in any mixed case ("De", "iT"); alone, a short word of
-# _CAPITALS_ONLY in title case is a name or a word too ("Dan Harmon"); in a list it is a code ("Fr-Eng").
+# Two-letter codes that are also words of titles in title case ("De", "It"); other codes count so ("Fr-Eng").
 _TITLE_CASE_WORDS: Final = frozenset({"de", "it", "en", "es", "no", "ro", "hu", "ja"})
 # Chinese audio named in Chinese: Mandarin (国语, 普通话) or Cantonese (粤语).
 _CHINESE_AUDIO_RE: Final = re.compile(r"国语|國語|粤语|粵語|普通话|普通話|国粤")
@@ -230,8 +229,8 @@ def _counts(text: str, match: re.Match[str], title_end: int, title: str, *, list
     if lowered in _CAPITALS_ONLY:
         if not listed and _is_group(text, match):
             return False
-        if word == lowered or (not word.isupper() and (lowered in _TITLE_CASE_WORDS or word.istitle())):
-            return listed  # "it", "De", "Dan" alone are words; "eng.ita", "En-De" are a list
+        if word == lowered or (lowered in _TITLE_CASE_WORDS and not word.isupper()):
+            return listed  # "it", "De" alone are words; "eng.ita", "En-De" are a list
     return True
 
 
