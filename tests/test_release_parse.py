@@ -456,6 +456,92 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Tears.of.Steel.2012.1080p.BluRay.DTS-X.7.1.x264", {"codec": "avc", "audio": ("DTS-X", "7.1")}),
     # A display's brightness after HDR is no HDR10.
     ("Cosmos Laundromat 2015 2160p HDR1000", {"title": "Cosmos Laundromat", "hdr": ("HDR",)}),
+    # Source words: a misspelt telesync, discs counted, numbered or sized, mini and UHD Blu-ray encodes.
+    ("Sintel 2010 TeleSynch 720p", {"title": "Sintel", "source": "telesync", "trash": True}),
+    ("Sintel.2010.PAL.2xDVD9", {"title": "Sintel", "source": "dvd"}),
+    ("Sintel.2010.2DVD5", {"title": "Sintel", "source": "dvd"}),
+    ("Sintel.2010.PAL.MDVDR-Grp", {"title": "Sintel", "source": "dvd"}),
+    ("Pioneer.One.S01.DVD2.NLsubs-Grp", {"title": "Pioneer One", "source": "dvd"}),
+    ("Pioneer.One.BD9.720p", {"title": "Pioneer One", "source": "bluray"}),
+    ("Sintel.2010.1080p.MBluRay.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
+    ("Sintel.2010.1080p.UHDBDRip.AV1-Grp", {"source": "bluray", "resolution": "1080p"}),
+    ("Sintel.2010.1080p.UHD2BD.x264-Grp", {"source": "bluray", "resolution": "1080p"}),
+    # Rips named for their broadcast, a web capture's rip, an HD DVD's rip.
+    ("Sintel.2010.PDTVRip.XviD", {"title": "Sintel", "source": "hdtv"}),
+    ("Sintel 2010 SDTVRip", {"title": "Sintel", "source": "hdtv"}),
+    ("Sintel.2010.2160p.UHDTV.x265", {"source": "hdtv", "resolution": "2160p"}),
+    ("Sintel.2010.DSRRip.x264", {"title": "Sintel", "source": "hdtv"}),
+    ("Sintel.2010.WEBCapRip", {"title": "Sintel", "source": "webrip"}),
+    ("Sintel.2010.HDDVDRip.x264", {"title": "Sintel", "source": "bluray"}),
+    # Letters glued to a digit name no language ("pt1": a part), but a tag's own digit is its ("VF2").
+    ("Pioneer.One.S02E01.unm4sk-pt1.1080p.WEB-DL", {"title": "Pioneer One", "languages": ()}),
+    ("Pioneer.One.S01.720p.VF2.WEB-DL", {"languages": ("fr",)}),
+    # Languages after "Legendado" (Portuguese for "subtitled") are the subtitles'.
+    ("Pioneer.One.S06E05.1080p.WEBRip.Legendado.PT-BR", {"title": "Pioneer One", "languages": ()}),
+    # A country tag is in capitals or in a lower-case name, and never ends a title after "of".
+    ("Pebble.Garden.of.Us.S01E08.1080p.WEB.H264-Grp", {"title": "Pebble Garden of Us"}),
+    ("pebble.garden.of.us.s01e08.720p", {"title": "pebble garden of us"}),
+    ("Pebble.Garden.US.S01E01.720p", {"title": "Pebble Garden"}),
+    ("pebble.garden.us.s01e01.720p", {"title": "pebble garden"}),
+    # A weak source word in capitals right before a codec is the source; in title case or in a title all in
+    # capitals it is the title's.
+    ("Tears.of.Steel.Live.WEB.x264-Grp", {"title": "Tears of Steel Live", "source": "web-dl"}),
+    ("Tears.of.Steel.Web.x264-Grp", {"title": "Tears of Steel Web", "source": None}),
+    ("TEARS OF STEEL WEB x264", {"title": "TEARS OF STEEL WEB", "source": None}),
+    # Words in another script before a title in Latin letters: the Latin title, as for aliases.
+    ("先锋一号.Pioneer.One.S01E01.720p.WEB-DL", {"title": "Pioneer One"}),
+    ("Пионер Pioneer One 2010 720p", {"title": "Pioneer One", "year": 2010}),
+    ("Amélie.Sintel.2010.720p", {"title": "Amélie Sintel"}),
+    # Latvian by its code, in capitals.
+    ("Sintel.2010.LV.WEBRip.XviD-Grp", {"title": "Sintel", "languages": ("lv",)}),
+    # A Polish voice-over ("lektor"), glued to its code or not.
+    ("Sintel.2010.LEKPL.1080p.XviD-Grp", {"title": "Sintel", "languages": ("pl",)}),
+    ("Sintel.2010.pl.Lektor.720p", {"title": "Sintel", "languages": ("pl",)}),
+    # A name that starts with its markers: its title ends at a year too, and a language's name before the
+    # tags is one.
+    ("[BD] Sintel 2010 720p", {"title": "Sintel", "year": 2010}),
+    ("[BD] Sintel German 2010 720p", {"title": "Sintel German", "year": 2010}),
+    ("[h265 - HEVC] Sintel French 1080p DTS", {"title": "Sintel", "languages": ("fr",)}),
+    # A list of languages in title case ending a title is the audio's.
+    ("Sintel.Director.Cut.Ita.Eng.VP9.Opus.Grp.webm", {"title": "Sintel", "languages": ("it", "en")}),
+    # After a group, a zero-padded number before the title is its episode; without one, or unpadded, it is
+    # the title's.
+    ("[Grp] 06 Sintel II (720p 8bit AAC).mp4", {"title": "Sintel II", "episodes": (6,)}),
+    ("06 Sintel II (720p).mp4", {"title": "06 Sintel II", "episodes": ()}),
+    ("[Grp] 300 Sintel (720p)", {"title": "300 Sintel", "episodes": ()}),
+    # A year of the 1880s or 1890s in brackets; out of them it is the title's.
+    ("Roundhay Garden Scene (1888) [DVD].mp4", {"title": "Roundhay Garden Scene", "year": 1888}),
+    ("Roundhay Garden Scene 1888 720p", {"title": "Roundhay Garden Scene 1888", "year": None}),
+    # An absolute episode number between dashes or as a range right before the season code is no title
+    # word; a title's number stays.
+    ("Pebble Garden - 313 - S16E03 720p", {"title": "Pebble Garden", "seasons": (16,), "episodes": (3,)}),
+    ("Pebble.Garden.313-315.S16E03-05", {"title": "Pebble Garden", "episodes": (3, 4, 5)}),
+    ("Pebble Garden-22 S01E01 720p", {"title": "Pebble Garden-22"}),
+    ("Pebble Garden 9-1-1 S01E01", {"title": "Pebble Garden 9-1-1"}),
+    # "720HD" is a resolution; 8K counts as the best tier.
+    ("Sintel.2010.720HD.BluRay", {"title": "Sintel", "resolution": "720p"}),
+    ("Sintel.2010.4320p.WEB-DL", {"title": "Sintel", "resolution": "2160p"}),
+    # A bare slash next to another script separates aliases; between Latin letters it is the title's.
+    ("[Grp][片名/Sintel/シンテル][01][1080p]", {"title": "Sintel", "episodes": (1,)}),
+    ("[Grp][片名/Sintel/Durian][01][1080p]", {"title": "Sintel/Durian", "episodes": (1,)}),
+    # An alias cut from a note in brackets ends where the note starts.
+    ("Сінтел / Sintel (Режисер / Colin Levy) [2010, BDRip] MVO", {"title": "Sintel", "year": 2010}),
+    # A resolution glued to the source after it.
+    ("Pioneer.One.S01E01.720pHDTV.x264", {"resolution": "720p", "source": "hdtv", "episodes": (1,)}),
+    ("Sintel.2010.1080pBluRay.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
+    # After a group, a decimal's fraction is no episode.
+    ("[Grp] Sintel 1.11 - Durian v2 (1080p BD FLAC).mkv", {"title": "Sintel 1.11 - Durian", "episodes": ()}),
+    # A name without a year: a language's name in title case before the tags is the audio, with its "DL";
+    # before a year it is the title's.
+    ("Sintel.German.720p.BluRay.x264-Grp", {"title": "Sintel", "languages": ("de",)}),
+    ("Sintel EXTENDED German DTS 720p BluRay", {"title": "Sintel", "languages": ("de",)}),
+    ("Sintel.EXTENDED.German.DTS.720p.BluRay", {"title": "Sintel", "languages": ("de",)}),
+    ("Sintel.German.DL.AC3.Dubbed.BluRay.x264", {"title": "Sintel", "languages": ("de",)}),
+    ("The.Good.German.2010.720p.BluRay", {"title": "The Good German", "languages": ()}),
+    ("Zorba.the.Greek.720p.BluRay", {"title": "Zorba the Greek", "languages": ()}),
+    # A title with nothing after it (a search) keeps its language word; a capital tag alone is the title.
+    ("Sintel.German", {"title": "Sintel German", "languages": ()}),
+    ("CONVERT XViD", {"title": "CONVERT", "codec": "xvid"}),
 ]  # fmt: skip
 
 

@@ -225,9 +225,9 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
 # A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2"), nor a
-# title's before the bracketed episode: "[Group][Title 2][05]".
+# title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's fraction ("Title 1.11").
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie )(?<![Ff]ilm )"
+    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie )(?<![Ff]ilm )(?<!\d\.)"
     r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
@@ -254,8 +254,11 @@ _BRACKETED_RANGE_RE: Final = re.compile(
 _LEADING_SEASON_EPISODE_RE: Final = re.compile(
     r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?= [a-z])", re.IGNORECASE
 )
+# After a group, a zero-padded number and a space are enough: "[Group] 06 Title (720p)".
 _LEADING_NUMBER_RE: Final = re.compile(
-    r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?(?:\. |[ ._]-[ ._]|-(?=[a-z]))", re.IGNORECASE
+    r"^(?P<episode>\d{1,4})(?:-(?P<last>\d{1,4}))?(?:v\d)?"
+    r"(?:\. |[ ._]-[ ._]|-(?=[a-z])|(?<=^0\d)(?P<space> )(?=[a-z]))",
+    re.IGNORECASE,
 )
 # Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
 # that ends the name may be a date: "Title 03-20").
@@ -498,7 +501,12 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     if not leading_group and (match := _LEADING_SEASON_EPISODE_RE.match(head, start)):
         scan.take(match, 0)  # "4-13 Episode Title.mkv": season 4's thirteenth
         return [int(match.group("season"))], [int(match.group("episode"))], match.end(), end
-    if year is None and (match := _LEADING_NUMBER_RE.match(head, start)) and not is_year(match.group(1)):
+    if (
+        year is None
+        and (match := _LEADING_NUMBER_RE.match(head, start))
+        and not is_year(match.group(1))
+        and (leading_group or not match.group("space"))
+    ):
         scan.take(match, 0)
         episodes = _episode_range(int(match.group("episode")), match.group("last"))
         # "003. Title - Episode Name": the title stops at the dash.

@@ -50,18 +50,21 @@ LANGUAGE_WORDS: Final = {
     "croatian": "hr", "serbian": "sr", "slovak": "sk", "slovenian": "sl", "bulgarian": "bg",
     "lithuanian": "lt", "latvian": "lv", "estonian": "et", "persian": "fa", "farsi": "fa",
     "indonesian": "id", "malay": "ms", "icelandic": "is",
-    "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "hu": "hu", "ro": "ro", "ja": "ja", "dk": "da",
+    "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "lv": "lv", "hu": "hu", "ro": "ro", "ja": "ja",
+    "dk": "da",
     "multi": "multi", "dual": "dual", "dual-audio": "dual",
 }  # fmt: skip
 # Words that name several audio languages at once.
 _LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
-# Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed".
+# Glued dubbing tags: "DUBPL", "PLDUB", "HUNDUB", "RoDubbed"; a Polish voice-over ("lektor"): "LEKPL",
+# "Lektor PL", "PL.Lektor".
 _DUBBED_RE: Final = hinted(
     re.compile(
-        r"(?<![a-z])(?:dub[ .-]?(?P<after>[a-z]{2,3})|(?P<before>[a-z]{2,3})[ .-]?dub(?:bed)?)(?![a-z])",
+        r"(?<![a-z])(?:(?:dub|lek(?:tor)?)[ .-]?(?P<after>[a-z]{2,3})"
+        r"|(?P<before>[a-z]{2,3})[ .-]?(?:dub(?:bed)?|lektor))(?![a-z])",
         re.IGNORECASE,
     ),
-    ("dub",),
+    ("dub", "lek"),
 )
 # Two-letter codes that are also words of titles in title case ("De", "It"); other codes count so ("Fr-Eng").
 _TITLE_CASE_WORDS: Final = frozenset({"de", "it", "en", "es", "no", "ro", "hu", "ja"})
@@ -70,13 +73,17 @@ _CHINESE_AUDIO_RE: Final = re.compile(r"国语|國語|粤语|粵語|普通话|�
 # Two-letter codes and short words that are also English words or title words only count in capitals.
 _CAPITALS_ONLY: Final = frozenset(
     {"en", "fr", "de", "it", "es", "pt", "ru", "nl", "pl", "jp", "cz", "vf", "cat", "tam", "tel", "mal",
-     "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "hu", "ro",
-     "ja", "dk", "arab"}
+     "rom", "dan", "fin", "nor", "por", "spa", "gre", "chi", "jap", "rum", "tur", "sk", "lt", "lv", "hu",
+     "ro", "ja", "dk", "arab"}
 )  # fmt: skip
-# Words are looked up in LANGUAGE_WORDS: one pass over the name instead of a long alternation.
-_WORD_RE: Final = re.compile(r"[^\W\d_]+(?:-audio)?", re.IGNORECASE)
-# "sub.FR", "FRENCH.Subs", "VOSTFR": subtitles, not the audio.
-_SUBTITLE_BEFORE_RE: Final = re.compile(r"(?:sub(?:s|titles?|bed)?|legendas?|vost)[ ._-]*$", re.IGNORECASE)
+# Words are looked up in LANGUAGE_WORDS: one pass over the name instead of a long alternation. Letters glued
+# to a digit the finders left are no word ("pt1" is a part, "unm4sk" a title's) unless the digit is the
+# word's ("VF2").
+_WORD_RE: Final = re.compile(r"(?<![^\W_])[^\W\d_]+(?:-audio|\d)?(?![^\W_])", re.IGNORECASE)
+# "sub.FR", "FRENCH.Subs", "VOSTFR", "Legendado PT-BR" (Portuguese for "subtitled"): subtitles, not the audio.
+_SUBTITLE_BEFORE_RE: Final = re.compile(
+    r"(?:sub(?:s|titles?|bed)?|legendas?|legendad[oa]|vost)[ ._-]*$", re.IGNORECASE
+)
 _SUBTITLE_AFTER_RE: Final = re.compile(r"^[ ._-]*(?:sub|legend|subtitle|softsub|hardsub)", re.IGNORECASE)
 
 # Words that name a language only beside another language word: "Port.BR", "Latin + English".
@@ -117,17 +124,25 @@ def take_spoken(scan: Scan) -> list[str]:
     ]
 
 
-_LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)$")
+# Two words of three letters or more ending a title: a list of languages if both are ones ("Sintel Ita Eng").
+_LAST_PAIR_RE: Final = re.compile(r"[ ._-]([A-Za-z]{3,})[ ._+-]+([A-Za-z]{3,})$")
+# A language word ending a title, with the "DL" (dual language) that may follow it: "Sintel German DL".
+_LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)(?:[ ._-]+DL)?$")
 
 
-def trailing_language_tag(text: str) -> str:
-    """Drop a language tag that ends a title ("Friends MULTi", "Immersion.French" -> the title alone)."""
+def trailing_language_tag(text: str, *, before_tags: bool = False) -> str:
+    """Drop a language tag that ends a title ("Friends MULTi", "Sintel GERMAN DL" -> the title alone).
+
+    `before_tags`: a release tag, not a year, follows the title ("Sintel.German.720p"): there a language's
+    name in title case is a tag too, as names without a year write it ("Johnny English 2003" keeps it).
+    """
     match = _LAST_WORD_RE.search(text)
-    if match is None:
-        return text
-    word = match.group(1)
-    dotted_name = " " not in text and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
-    if _is_language_tag(word) or (dotted_name and word.lower() in LANGUAGE_WORDS):
+    if match is None or (word := match.group(1)).lower() not in LANGUAGE_WORDS:
+        return text  # most titles end in no language word
+    if (pair := _LAST_PAIR_RE.search(text)) and pair.group(1).lower() in LANGUAGE_WORDS:
+        return text[: pair.start()]  # "Sintel Ita Eng": a list of languages in any case
+    named = before_tags and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
+    if named or _is_language_tag(word):
         return text[: match.start()]
     return text
 
@@ -195,13 +210,21 @@ def _runs(text: str, words: list[re.Match[str]]) -> list[list[re.Match[str]]]:
     return runs
 
 
+_TITLE_TAIL_RE: Final = re.compile(r"[ ._-]*(?:DL[ ._-]*)?")
+
+
 def _counts(text: str, match: re.Match[str], title_end: int, title: str, *, listed: bool) -> bool:
     """Whether one language word names the audio: a tag, not a word of the title or a group's name."""
     word = match.group(0)
     lowered = word.lower()
     if lowered in _NEIGHBOUR_ONLY:
         return listed
-    if match.start() < title_end and (lowered in title.lower().split() or not _is_language_tag(word)):
+    # Before the title's end, a word the title kept is the title's ("The French Connection"); a language's
+    # name the title dropped as its last word ("Sintel.German.720p": trailing_language_tag) is the audio's.
+    if match.start() < title_end and (
+        lowered in title.lower().split()
+        or not (listed or _is_language_tag(word) or _TITLE_TAIL_RE.fullmatch(text, match.end(), title_end))
+    ):
         return False
     if lowered in _CAPITALS_ONLY:
         if not listed and _is_group(text, match):

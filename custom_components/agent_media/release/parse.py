@@ -57,10 +57,11 @@ _PREFIX_RE: Final = re.compile(
 
 _RESOLUTION_PATTERNS: Final = (
     re.compile(r"(?<![0-9])([1-9]\d{2,3})[x*×]([1-9]\d{2,3})(?![0-9])", re.IGNORECASE),  # noqa: RUF001 - letters of other scripts, on purpose
-    # A source glued before ("BD1080p", "Bluray720p", "TC1080P") is left for the source finders.
+    # A source glued before ("BD1080p", "Bluray720p", "TC1080P") or after ("720pHDTV", "1080pBluRay") is left
+    # for the source finders; "720HD" is a resolution too; 8K ("4320p") counts as the best tier.
     re.compile(
-        r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(2160|1440|1080|720|576|540|480|360|240)0?[pi](?:\d{2})?"
-        r"(?![a-z])",
+        r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(4320|2160|1440|1080|720|576|540|480|360|240)"
+        r"(?:0?[pi](?:\d{2})?|hd)(?!(?!u?hd|blu|web|bd|dvd)[a-z])",
         re.IGNORECASE,
     ),
     hinted(re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE), ("1080", "720")),
@@ -74,9 +75,13 @@ _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
     r"|(?:[0-3]\d)[ .-](?:[0-3]\d)[ .-](?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
+# A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
-    re.compile(r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2})[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])", re.IGNORECASE),
-    ("19", "20"),
+    re.compile(
+        r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2}|(?<=[(\[])18[89]\d(?=[)\]]))[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])",
+        re.IGNORECASE,
+    ),
+    ("19", "20", "18"),
 )
 _YEAR_RANGE_RE: Final = re.compile(r"(?<![0-9])((?:19|20)\d{2}) ?- ?((?:19|20)\d{2}|\d{2})(?![0-9])")
 _COMPLETE_RE: Final = token(
@@ -88,7 +93,9 @@ _PACK_WORDS_RE: Final = re.compile(
     r"(?:[ ._-]+(?:the[ ._])?(?:complete|full|integrale|intégrale|l'?int[ée]grale|coffret|all)"
     r"(?:[ ._-]+(?:series|miniseries|mini[ ._-]series|tv[ ._-]series|seasons?|collection|box[ ._-]?set|"
     r"pack))*)+$"
-    r"|[ ._-]+(?:US|UK|AU|NZ|CA)$|[ ._-]+(?:ep|episode)$",
+    # A country tag is in capitals or in a lower-case name, and never ends "The Last of Us".
+    r"|(?-i:[ ._-]+(?:US|UK|AU|NZ|CA)|(?<![ ._]of)(?<![ ._]and)(?<![ ._]but)[ ._-]+(?:us|uk|au|nz|ca))$"
+    r"|[ ._-]+(?:ep|episode)$",
     re.IGNORECASE,
 )
 
@@ -109,7 +116,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "telesync",
         token(
-            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesync(?:[ ._-]?rip)?|p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
+            # "TeleSynch": a common misspelling.
+            r"(?:hd|hq)[ .-]?ts(?:rip)?|ts[ .-]?rip|telesynch?(?:[ ._-]?rip)?|"
+            r"p(?:re[ .-]?)?dvd(?:[ .-]?rip)?",
             hints=("ts", "telesync", "dvd"),
         ),
     ),
@@ -126,17 +135,19 @@ _SOURCE_PATTERNS: Final = (
     (
         "webrip",
         token(
-            r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap|microhd",
+            r"web[ .-]?rip|web[ .-]?dl[ .-]?rip|hd[ .-]?rip|web[ .-]?cap(?:[ .-]?rip)?|microhd",
             hints=("web", "rip", "microhd"),
         ),
     ),
     (
         "bluray",
         token(
-            r"blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd25|bd50|bd[ .-]?rm|bdmv|(?<=[\[( ._-])bd(?=[\]) .,_-])|"
-            r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd|bd[ .-]?light|bd(?=\x00)|"
-            # Sonarr's names for whole discs: "UHDBD", "BR-DISK", "BDISO".
-            r"uhd[ .-]?bd|br[ .-]?disk|bd[ .-]?iso",
+            # "MBluRay": a "mini" Blu-ray encode; "BD5", "BD9": a Blu-ray's encode sized for a DVD.
+            r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|"
+            r"(?<=[\[( ._-])bd(?=[\]) .,_-])|"
+            r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd(?:[ .-]?rip)?|bd[ .-]?light|bd(?=\x00)|"
+            # Whole discs: "UHDBD", "BR-DISK", "BDISO"; a UHD disc's encode: "UHDBDRip", "UHD2BD".
+            r"uhd[ .-]?bd(?:[ .-]?rip)?|uhd2bd|br[ .-]?disk|bd[ .-]?iso",
             hints=("blu", "bd", "br", "dvd"),
         ),
     ),
@@ -152,7 +163,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "hdtv",
         token(
-            r"a?hd[ .]?tv(?:rip|mux)?|pdtv|sdtv|dsr(?:ip)?|tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
+            # Rips named for their broadcast: "PDTVRip", "SDTVRip", "UHDTV", "DSRRip".
+            r"(?:[au]?hd|pd|sd)[ .]?tv(?:[ .-]?rip|mux)?|dsr(?:[ .-]?rip|ip)?|"
+            r"tv[ .-]?rip|sat[ .-]?rip|dvb[ .-]?rip|dvb|"
             # "DTHRip": a direct-to-home satellite capture.
             r"ppv[ .-]?rip|raw[ .-]?hd|hr[ .-]ws|dth[ .-]?rip|"
             r"(?:netflix)?uhd[ .-]?rip|hdtv",
@@ -162,8 +175,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "dvd",
         token(
-            # A DVD's "VIDEO_TS" folder is no telesync.
-            r"dvd(?:[ .-]?rip|5|9|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd|video[ ._-]?ts",
+            # A DVD's "VIDEO_TS" folder is no telesync. Discs counted or numbered: "2xDVD9", "2DVD5", "DVD2";
+            # "MDVDR": a multi-language DVD-R.
+            r"(?:\dx?|m)?dvd(?:[ .-]?rip|\d|r\d?|[ .-]?mux)?|ntsc|pal(?=[ .]dvd)|xvidvd|video[ ._-]?ts",
             hints=("dvd", "ntsc", "pal", "video"),
         ),
     ),
@@ -534,7 +548,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         and int(match.group(1)) <= latest
         and not any(r.start() <= match.start(1) < r.end() for r in ranges)  # "(2001-2010)" too
     ]
-    first_marker = scan.first_marker()
+    first_marker = _weak_tag_before(scan, scan.first_marker())
     year = date_year
     end = first_marker
     if before := [match for match in years if match.start() < first_marker]:
@@ -555,14 +569,52 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         end = min(end, ranges[0].start())
         if show:  # a show's run, "Title 1993-2004": the year it started; a collection of films has none
             year = year or int(ranges[0].group(1))
-    if title := _clean_title(scan.text[:end]):
+    before_tags = end == first_marker < len(scan.text)
+    if (
+        before_tags
+        and _SEASON_CODE_RE.match(scan.text, end)
+        and (absolute := _ABSOLUTE_BEFORE_CODE_RE.search(scan.text, 0, end))
+    ):
+        end = absolute.start()  # "Title - 313 - S16E03": the episode's absolute number is no title word
+    # A title a year ends keeps a language word before it ("Sintel German 2010"): a tag follows the year.
+    if title := _clean_title(scan.text[:end], before_tags=before_tags):
         return 0, end, year, title
     for run in re.finditer(r"[^\x00]+", scan.masked):
         later = [start for start, _ in scan.ends if start >= run.end()]
-        stop = min([*later, len(scan.text)])
-        if title := _clean_title(scan.text[run.start() : stop]):
+        # The year ends such a title too: "[BD] Sintel 2010 720p".
+        dates = [match.start() for match in years if match.start() >= run.end()]
+        stop = min([*later, *dates, len(scan.text)])
+        before_tags = stop == run.end() < len(scan.text) and stop not in dates
+        if title := _clean_title(scan.text[run.start() : stop], before_tags=before_tags):
             return run.start(), stop, year, title
     return 0, len(scan.text), year, _clean_title(scan.text)
+
+
+# An anime episode's absolute number, between dashes or as a range, right before its season code:
+# "Title - 313 - S16E03", "Title.313-315.S16E03-05" ("Catch-22 S01E01", "9-1-1 S01E01" are titles).
+_ABSOLUTE_BEFORE_CODE_RE: Final = re.compile(
+    r"(?:[ ._]-[ ._]\d{2,4}(?:-\d{2,4})?[ ._]-[ ._]|[ ._]\d{2,4}-\d{2,4}[ ._])$"
+)
+_SEASON_CODE_RE: Final = re.compile(r"s\d{1,3}e\d", re.IGNORECASE)
+# A word in capitals and the separators after it.
+_CAPITAL_WORD_RE: Final = re.compile(r"[A-Z]{2,9}[ ._-]+")
+_LOWER_CASE_RE: Final = re.compile(r"[a-z]")
+
+
+def _weak_tag_before(scan: Scan, end: int) -> int:
+    """Where a weak marker in capitals right before a strong one starts ("Title WEB x264"), else `end`.
+
+    "Charlotte's Web" keeps its "Web"; a title all in capitals, or none before the marker, keeps its words.
+    """
+    for start, strength in scan.ends:
+        if (
+            strength == WEAK
+            and start < end
+            and _CAPITAL_WORD_RE.fullmatch(scan.text, start, end)
+            and _LOWER_CASE_RE.search(scan.text, 0, start)
+        ):
+            return start
+    return end
 
 
 def _is_run(match: re.Match[str], latest: int) -> bool:
@@ -577,15 +629,18 @@ def _is_run(match: re.Match[str], latest: int) -> bool:
     return first < end <= latest
 
 
-def _clean_title(text: str) -> str:
+def _clean_title(text: str, *, before_tags: bool = False) -> str:
+    """Return the title in a name's text before its first marker (`before_tags`: a release tag, no year)."""
+    if not text.isascii() and (lead := _FOREIGN_LEAD_RE.match(text)):
+        text = text[lead.end() :]  # "超能警探.Pioneer.One": the title in Latin letters, as for aliases
     # Dotted names ("Night.of.the.Living.Dead") use dots as spaces; spaced names keep "Mr." intact.
     text = _SEPARATORS_RE.sub(" ", text) if " " not in text.strip() else text.replace("_", " ")
     if "(" in text or "[" in text or "{" in text:
         text = _EMPTY_BRACKETS_RE.sub(" ", text)
-    if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
-        text = text[:opened]  # "Title (Director, 1967)" ends inside the brackets
+    text = _before_unclosed_bracket(text)  # "Title (Director, 1967)" ends inside the brackets
     if may_match(_ALIAS_SEPARATOR_RE, fold(text)):
-        text = _one_title(text)
+        # An alias may hold the start of a note: "Сінтел / Sintel (Режисер / Director)".
+        text = _before_unclosed_bracket(_one_title(text))
     previous = None
     # Each tail below is looked for only where the title's last word can end one: most titles end none.
     while previous != text:
@@ -594,7 +649,7 @@ def _clean_title(text: str) -> str:
             text = _EDITION_RE.sub("", text)
         if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
             text = _PACK_WORDS_RE.sub("", text)
-        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text))
+        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text), before_tags=before_tags)
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
         if text[-1:] in ")]" and (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
@@ -602,6 +657,12 @@ def _clean_title(text: str) -> str:
             latin_aside = _LATIN_RE.search(inside) and not _LATIN_RE.search(text[: aside.start()])
             text = inside if latin_aside else text[: aside.start()]
     return " ".join(_LEADING_JUNK_RE.sub("", text).split())
+
+
+def _before_unclosed_bracket(text: str) -> str:
+    if (opened := max(text.rfind("("), text.rfind("["))) > 0 and not re.search(r"[)\]]", text[opened:]):
+        return text[:opened]
+    return text
 
 
 def _last_word(text: str) -> str:
@@ -617,11 +678,20 @@ def _one_title(text: str) -> str:
     return next((part for part in parts if _LATIN_RE.search(part)), parts[0])
 
 
-# "AKA", "a.k.a." and a slash between spaces separate a title from its aliases.
+# "AKA", "a.k.a." and a slash between spaces separate a title from its aliases; so does a bare slash next to
+# a letter of another script: "片名/Sintel" ("AC/DC", "Fate/Zero" are titles).
 _ALIAS_SEPARATOR_RE: Final = hinted(
-    re.compile(r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+", re.IGNORECASE), ("aka", "a.k.a", "/")
+    re.compile(
+        r"[ ._]+(?:aka|a\.k\.a\.?)[ ._]+|\s+/\s+|(?<=[^\x00-\u024f])/|/(?=[^\x00-\u024f])",
+        re.IGNORECASE,
+    ),
+    ("aka", "a.k.a", "/"),
 )
 _LATIN_RE: Final = re.compile(r"[a-z]", re.IGNORECASE)
+# Words in another script before a title in Latin letters (of three letters or more).
+_FOREIGN_LEAD_RE: Final = re.compile(
+    r"(?:[^\s.A-Za-z0-9\u00c0-\u024f\u1e00-\u1eff]+[\s.]+)+(?=[A-Za-z\u00c0-\u024f]{3})"
+)
 # Edition words and a version that end a title: "Sintel EXTENDED", "Sintel - International Cut", "Sintel v2".
 _EDITION_RE: Final = re.compile(
     r"[ ._-]+(?:custom|extended|imax|edition|hq|uncut|unrated|remastered|integral|theatrical|v\d|"
