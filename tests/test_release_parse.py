@@ -542,6 +542,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A title with nothing after it (a search) keeps its language word; a capital tag alone is the title.
     ("Sintel.German", {"title": "Sintel German", "languages": ()}),
     ("CONVERT XViD", {"title": "CONVERT", "codec": "xvid"}),
+    # After a group, an episode's version may be upper case or set apart from its number.
+    ("[Grp]_Sintel_10_v2_[DVD][h264].mkv", {"title": "Sintel", "episodes": (10,)}),
+    ("[Grp]_Sintel_04V2.avi", {"title": "Sintel", "episodes": (4,)}),
 ]  # fmt: skip
 
 

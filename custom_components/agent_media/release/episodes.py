@@ -226,9 +226,10 @@ _DASH_NUMBER_RE: Final = re.compile(
 )
 # A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2"), nor a
 # title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's fraction ("Title 1.11").
+# A version may be upper case or set apart: "[Group] Title 04V2", "[Group]_Title_10_v2_[DVD]".
 _BARE_NUMBER_RE: Final = re.compile(
     r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie )(?<![Ff]ilm )(?<!\d\.)"
-    r"(?P<episode>\d{1,4})(?:v\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
+    r"(?P<episode>\d{1,4})(?:[ ._]?[vV]\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
 # A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
