@@ -545,6 +545,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # After a group, an episode's version may be upper case or set apart from its number.
     ("[Grp]_Sintel_10_v2_[DVD][h264].mkv", {"title": "Sintel", "episodes": (10,)}),
     ("[Grp]_Sintel_04V2.avi", {"title": "Sintel", "episodes": (4,)}),
+    # Brackets of tags may come between a title and its episode after a dash.
+    ("Sintel (DVD) - 02 [Grp].mkv", {"title": "Sintel", "source": "dvd", "episodes": (2,)}),
 ]  # fmt: skip
 
 

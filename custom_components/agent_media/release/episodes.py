@@ -224,6 +224,8 @@ _DASH_NUMBER_RE: Final = re.compile(
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
+# Brackets holding only tags (taken already) between a title and its dash episode: "Title (DVD) - 02".
+_TAGS_IN_BRACKETS_RE: Final = re.compile(r"(?:[ ._]?[(\[]|(?<=[(\[]))[\x00 ,]*\x00[\x00 ,]*[)\]][ ._](?=-)")
 # A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2"), nor a
 # title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's fraction ("Title 1.11").
 # A version may be upper case or set apart: "[Group] Title 04V2", "[Group]_Title_10_v2_[DVD]".
@@ -494,7 +496,10 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     head = scan.masked[:end]
     # An episode may follow the year: "[Group] Title (2020) - 35 (720p)", "Title (2020) - 05 [720p]".
     dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group or year else head
-    if (match := _DASH_NUMBER_RE.search(dash_head, start)) and not is_year(match.group("episode")):
+    match = _DASH_NUMBER_RE.search(dash_head, start)
+    if match is None and (tags := _TAGS_IN_BRACKETS_RE.match(scan.masked, end)):
+        match = _DASH_NUMBER_RE.match(scan.masked, tags.end())  # "Title (DVD) - 02 [Group]"
+    if match and not is_year(match.group("episode")):
         scan.take(match)
         stop = min(match.start(), end)
         last = match.group("last") or match.group("last_word")
