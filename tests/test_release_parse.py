@@ -547,6 +547,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp]_Sintel_04V2.avi", {"title": "Sintel", "episodes": (4,)}),
     # Brackets of tags may come between a title and its episode after a dash.
     ("Sintel (DVD) - 02 [Grp].mkv", {"title": "Sintel", "source": "dvd", "episodes": (2,)}),
+    # A numbered batch: "#1-4" is four episodes.
+    ("[Grp] Sintel #1-4 (1080p x264).mp4", {"title": "Sintel", "episodes": (1, 2, 3, 4)}),
 ]  # fmt: skip
 
 

@@ -239,9 +239,10 @@ _BARE_NUMBER_RE: Final = re.compile(
 _FILE_SEASON_EPISODE_RE: Final = re.compile(
     r"(?<=[ ._])(?<!\d[-._])(?P<season>\d{1,2})[-._](?P<episode>\d{2})$"
 )
-# "[05]", "[ 05 ]", "[.05.]", "#05", and a zero-padded number in parentheses, "(05)".
+# "[05]", "[ 05 ]", "[.05.]", "#05", and a zero-padded number in parentheses, "(05)"; a batch: "#1-4".
 _BRACKETED_NUMBER_RE: Final = re.compile(
-    r"\[(?P<pad>[ .-]?)(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?(?P=pad)\]|(?<=[ ._])#(?P<hash>\d{1,4})(?!\d)"
+    r"\[(?P<pad>[ .-]?)(?P<episode>\d{1,4})(?:v\d)?(?: ?end)?(?P=pad)\]"
+    r"|(?<=[ ._])#(?P<hash>\d{1,4})(?:-(?P<hash_last>\d{1,4}))?(?!\d)"
     r"|\((?P<paren>0\d{1,3})\)",
     re.IGNORECASE,
 )
@@ -533,7 +534,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     number = match and (match.group("episode") or match.group("hash") or match.group("paren"))
     if match and number and match.start() > start and not is_year(number):
         scan.take(match)  # "[Group] Title [05][1080p]", "Title #05": an episode
-        return [], [int(number)], start, min(match.start(), end)
+        return [], _episode_range(int(number), match.group("hash_last")), start, min(match.start(), end)
     match = _BRACKETED_RANGE_RE.search(scan.masked, start)
     if (
         match
