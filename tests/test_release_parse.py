@@ -549,6 +549,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel (DVD) - 02 [Grp].mkv", {"title": "Sintel", "source": "dvd", "episodes": (2,)}),
     # A numbered batch: "#1-4" is four episodes.
     ("[Grp] Sintel #1-4 (1080p x264).mp4", {"title": "Sintel", "episodes": (1, 2, 3, 4)}),
+    # After a group, a film's number and a number a title names are no episodes.
+    ("[Grp]_Sintel_Movie_2_vostfr_HD.avi", {"title": "Sintel Movie 2", "episodes": ()}),
+    ("[Grp] Sintel No.6 [720p]", {"title": "Sintel No.6", "episodes": ()}),
 ]  # fmt: skip
 
 

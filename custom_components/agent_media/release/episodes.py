@@ -226,11 +226,12 @@ _DASH_NUMBER_RE: Final = re.compile(
 )
 # Brackets holding only tags (taken already) between a title and its dash episode: "Title (DVD) - 02".
 _TAGS_IN_BRACKETS_RE: Final = re.compile(r"(?:[ ._]?[(\[]|(?<=[(\[]))[\x00 ,]*\x00[\x00 ,]*[)\]][ ._](?=-)")
-# A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2"), nor a
-# title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's fraction ("Title 1.11").
+# A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2",
+# "Title_Movie_2"), nor a title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's
+# fraction ("Title 1.11"), nor a number a title names ("Symphony No.9").
 # A version may be upper case or set apart: "[Group] Title 04V2", "[Group]_Title_10_v2_[DVD]".
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie )(?<![Ff]ilm )(?<!\d\.)"
+    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie[ ._])(?<![Ff]ilm[ ._])(?<!\d\.)(?<![Nn]o\.)"
     r"(?P<episode>\d{1,4})(?:[ ._]?[vV]\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
