@@ -552,6 +552,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # After a group, a film's number and a number a title names are no episodes.
     ("[Grp]_Sintel_Movie_2_vostfr_HD.avi", {"title": "Sintel Movie 2", "episodes": ()}),
     ("[Grp] Sintel No.6 [720p]", {"title": "Sintel No.6", "episodes": ()}),
+    # Without a group, a rising range of two-digit numbers before the tags is a batch; a falling one is not.
+    ("Sintel_13-15_[BD_1080p][Grp]", {"title": "Sintel", "episodes": (13, 14, 15)}),
+    ("Sintel 24-12 [1080p]", {"title": "Sintel 24-12", "episodes": ()}),
 ]  # fmt: skip
 
 

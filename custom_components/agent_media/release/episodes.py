@@ -266,9 +266,10 @@ _LEADING_NUMBER_RE: Final = re.compile(
     re.IGNORECASE,
 )
 # Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
-# that ends the name may be a date: "Title 03-20").
+# that ends the name may be a date: "Title 03-20"); so is a rising range of two-digit ones: "Title_13-15_[BD]".
 _PADDED_RANGE_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>0\d{1,3})[ ]?[-~][ ]?(?P<last>\d{2,4})(?=[ ._]*[\[(【\x00])"
+    r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d(?=[ ]?[-~][ ]?\d\d(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
+    r"(?=[ ._]*[\[(【\x00])"
 )
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
@@ -527,7 +528,16 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     match = (
         _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(head, start)
     )
-    if match and not is_year(match.group("episode")):
+    if (
+        match
+        and not is_year(match.group("episode"))
+        # an unpadded range must rise to be a batch: "Title 24-12" is no episode 24
+        and (
+            leading_group
+            or match.group("episode")[0] == "0"
+            or int(match.group("last")) > int(match.group("episode"))
+        )
+    ):
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
