@@ -266,7 +266,8 @@ _LEADING_NUMBER_RE: Final = re.compile(
     re.IGNORECASE,
 )
 # Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
-# that ends the name may be a date: "Title 03-20"); so is a rising range of two-digit ones: "Title_13-15_[BD]".
+# that ends the name may be a date: "Title 03-20"); so is a rising range of two-digit ones:
+# "Title_13-15_[BD]".
 _PADDED_RANGE_RE: Final = re.compile(
     r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d(?=[ ]?[-~][ ]?\d\d(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
     r"(?=[ ._]*[\[(【\x00])"
