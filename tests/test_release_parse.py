@@ -555,6 +555,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Without a group, a rising range of two-digit numbers before the tags is a batch; a falling one is not.
     ("Sintel_13-15_[BD_1080p][Grp]", {"title": "Sintel", "episodes": (13, 14, 15)}),
     ("Sintel 24-12 [1080p]", {"title": "Sintel 24-12", "episodes": ()}),
+    # A source word that could be a title's is a tag when it opens brackets.
+    ("[Grp] Sintel OVA[DVD][1A2B3C4D].mkv", {"title": "Sintel OVA", "source": "dvd"}),
+    ("[Grp] Sintel (DVD, R2, Dual Audio)", {"title": "Sintel", "source": "dvd"}),
 ]  # fmt: skip
 
 

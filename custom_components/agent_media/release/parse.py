@@ -494,7 +494,9 @@ def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
         if not scan.may_match(pattern):
             continue  # most names name one source: the others' patterns need not run
         for match in pattern.finditer(scan.masked):
-            weak = re.sub(r"[ .-]", "", match.group(0)).lower() in _WEAK_SOURCE_WORDS
+            # A word that opens brackets is a tag, not a title's: "Title OVA[DVD]", "Title (DVD, R2)".
+            opens_brackets = scan.masked[match.start() - 1 : match.start()] in {"[", "("}
+            weak = not opens_brackets and re.sub(r"[ .-]", "", match.group(0)).lower() in _WEAK_SOURCE_WORDS
             scan.take(match, WEAK if weak else STRONG)
             candidates.append((value, match.start(), weak))
     # A bare "TS"/"TC" only says telesync/telecine when no real source is named.
