@@ -558,6 +558,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A source word that could be a title's is a tag when it opens brackets.
     ("[Grp] Sintel OVA[DVD][1A2B3C4D].mkv", {"title": "Sintel OVA", "source": "dvd"}),
     ("[Grp] Sintel (DVD, R2, Dual Audio)", {"title": "Sintel", "source": "dvd"}),
+    # A pack's season codes glued in a row.
+    ("Pioneer.One.S01S02S03.720p.HDTV.x264", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
 ]  # fmt: skip
 
 

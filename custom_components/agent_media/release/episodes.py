@@ -164,8 +164,9 @@ _SERIES_RE: Final = token(
 )
 # "1xAll": the whole of season 1.
 _SEASON_ALL_RE: Final = token(r"(?P<season>\d{1,2})x(?:all)", hints=("xall",))
+# Season codes of a pack may be glued in a row: "Title.S01S02S03".
 _SEASON_RE: Final = re.compile(
-    r"(?<![a-z0-9-])s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
+    r"(?:(?<![a-z0-9-])|(?<=s\d\d))s(\d{1,2}|(?:19|20)\d{2})(?![\d])(?![ ._-]?e\d)", re.IGNORECASE
 )
 _EPISODE_WORDS: Final = (
     r"episodes?|episodios?|episódios?|épisodes?|episodi|episodul|eps?|cap[ií]tulos?|cap|folgen?|"
