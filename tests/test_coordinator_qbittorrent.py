@@ -373,6 +373,17 @@ async def add_then_delete_in_qbittorrent(
     return sintel
 
 
+async def until_listed(hass: HomeAssistant, entry: MockConfigEntry, count: int) -> None:
+    """Poll until the coordinator sees qBittorrent list `count` torrents."""
+    await refresh_until(
+        hass,
+        entry,
+        lambda: entry.runtime_data.coordinator.data.torrents,
+        lambda torrents: torrents == count,
+        what=f"qBittorrent to list {count} torrents",
+    )
+
+
 async def test_download_removed_in_qbittorrent_is_forgotten(
     hass: HomeAssistant,
     qbittorrent: QBittorrentInstance,
@@ -390,13 +401,7 @@ async def test_download_removed_in_qbittorrent_is_forgotten(
         )
     )
     sintel = await add_then_delete_in_qbittorrent(hass, qbittorrent, entry, tmp_path)
-    await refresh_until(
-        hass,
-        entry,
-        lambda: entry.runtime_data.coordinator.data.torrents,
-        lambda torrents: torrents == 1,
-        what="qBittorrent to list only the library",
-    )
+    await until_listed(hass, entry, 1)  # the library only
     # Missing for a moment is not removed: qBittorrent lists its torrents only as it loads them.
     assert sintel.info_hash in memory.downloads.records()
 
@@ -417,12 +422,6 @@ async def test_nothing_listed_forgets_nothing(
     memory = entry.runtime_data.memory
     sintel = await add_then_delete_in_qbittorrent(hass, qbittorrent, entry, tmp_path)
     monkeypatch.setattr(coordinator_module, "RECORD_ABSENCE_LIMIT", 0.0)
-    await refresh_until(
-        hass,
-        entry,
-        lambda: entry.runtime_data.coordinator.data.torrents,
-        lambda torrents: torrents == 0,
-        what="qBittorrent to list nothing",
-    )
+    await until_listed(hass, entry, 0)
     await poll(hass)
     assert sintel.info_hash in memory.downloads.records()
