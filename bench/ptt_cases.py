@@ -36,7 +36,7 @@ WHOLE_RESULT_FILES = ("test_main.py", "test_sports.py")
 # parsett's "languages" are every language a name mentions, subtitles included ("SWESUB", "Greek Subs",
 # "Subs/Thai.srt", "VOSTFR"); the vocabulary's are the audio's. Where a name speaks of subtitles, its label
 # mixes the two, which cannot be told apart: it is not scored, for any parser (guessit reads subtitles apart).
-_SUBTITLES_RE = re.compile(
+SUBTITLES_RE = re.compile(
     r"\.(?:srt|ass|ssa|sub|idx|vtt|sup|smi)$|(?<![a-z])(?:[a-z]{0,5}subs?|subtit[a-z]*|subbed|sdh|"
     r"legendas?|legendado|leg|vost[a-z]*)(?![a-z])|字幕",
     re.IGNORECASE,
@@ -127,7 +127,7 @@ def main() -> None:
                 expected = whole_result(values[names[1]])
                 cases.setdefault(values["release_name"], {}).update(expected)
     for name, expected in cases.items():
-        if "languages" in expected and _SUBTITLES_RE.search(name):
+        if "languages" in expected and SUBTITLES_RE.search(name):
             expected["languages"] = "oov:subtitles named"
     labelled = [{"corpus": "parsett", "name": name, "expected": cases[name]} for name in cases]
     write_corpus(out, labelled)
