@@ -560,6 +560,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Sintel (DVD, R2, Dual Audio)", {"title": "Sintel", "source": "dvd"}),
     # A pack's season codes glued in a row.
     ("Pioneer.One.S01S02S03.720p.HDTV.x264", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
+    # A count of audio tracks after a channel layout is no season and episode.
+    ("Sintel - 23 (BDRip 1080p FLACx2 2.0x3)[Grp].mkv", {"title": "Sintel", "seasons": (), "episodes": (23,)}),
+    ("Pioneer.One.1x02.1x03.HDTV", {"seasons": (1,), "episodes": (2, 3)}),
 ]  # fmt: skip
 
 
