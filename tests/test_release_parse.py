@@ -563,6 +563,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A count of audio tracks after a channel layout is no season and episode.
     ("Sintel - 23 (BDRip 1080p FLACx2 2.0x3)[Grp].mkv", {"title": "Sintel", "seasons": (), "episodes": (23,)}),
     ("Pioneer.One.1x02.1x03.HDTV", {"seasons": (1,), "episodes": (2, 3)}),
+    # A number and a point before an English "Season" are the title's; "Season 4.16" in a spaced name is the
+    # season's episode 16, in a dotted one a list of seasons.
+    ("Pioneer-1. Season 4.16. (2010).avi", {"title": "Pioneer-1", "seasons": (4,), "episodes": (16,)}),
+    ("Pioneer.One.Season.4.16.720p", {"seasons": (4, 16), "episodes": ()}),
 ]  # fmt: skip
 
 

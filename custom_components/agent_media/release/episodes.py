@@ -94,9 +94,10 @@ _SEASON_WORD_RE: Final = token(
 # Spanish, Portuguese and French ordinals: "1ra", "2da", "4to", "8va", "1er", "1ère", "2e", "2ème".
 _ORDINAL_ENDINGS: Final = r"ra|da|ta|ma|va|na|ro|do|to|vo|no|er|re|ère|ème|eme|e"
 # "2nd Season", "10 th season", "3º Temporada", "1a. Temporada", "2. Staffel", "5-й сезон", "2 сезон"; a
-# bare number before an English "Season" is part of the title ("24 Season 1-8").
+# bare number before an English "Season" is part of the title ("24 Season 1-8"), and so is one with a point,
+# an ordinal English does not write ("Pioneer-1. Season 4").
 _ORDINAL_SEASON_RE: Final = token(
-    r"(?P<first>\d{1,2})(?:(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.|-?й|-?го)"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"(?P<first>\d{1,2})(?:(?:[ ]?(?:st|nd|rd|th|º|°|ª|a\.?|\.(?![ ._]?season)|-?й|-?го)"  # noqa: RUF001 - letters of other scripts, on purpose
     rf"|{_ORDINAL_ENDINGS})[ ._]?(?:{_SEASON_WORDS})"
     r"|[ ._](?:сезон[а-я]?|évad|evad|sezon|temporada|stagione|saison|staffel)"  # noqa: RUF001 - letters of other scripts, on purpose
     # "Studio 60 Сезон 5": a season word with its own number after it.
@@ -338,6 +339,10 @@ def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None: 
             seasons.extend(_season_range(first, last))
     for match in scan.every(_SEASON_WORD_RE):
         seasons.append(_season_number(match.group("first")))
+        dotted = _SPACED_SEASON_DOT_EPISODE_RE.search(match.group(0))
+        if not episodes and dotted and dotted.group(1) == match.group("rest"):
+            episodes.append(int(dotted.group("episode")))  # "Season 4.16" in a spaced name: its episode 16
+            continue
         if not episodes:
             episodes.extend(_episode_after_season(scan, match.end()))  # "Season 2 - 08"
         for item in _SEASON_ITEM_RE.finditer(match.group("rest")):
@@ -427,6 +432,9 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
     r"[ ._](?P<open>\[)?(?!(?:480|576|720)\b)(?P<episode>\d{2,3})(?(open)\])"
     r"(?![\dpi]|[ ._]?(?:of|de)\b)(?=[ ._\[(]|$)"
 )
+# A season's number and a point in a name spaced with spaces, then a two-digit number: "Season 4.16" numbers
+# an episode as "Episode 4.16" does ("Season.4.16" in a dotted name may list seasons).
+_SPACED_SEASON_DOT_EPISODE_RE: Final = re.compile(r" \d{1,2}(\.(?P<episode>\d{2}))$")
 _SEASON_ITEM_RE: Final = re.compile(
     rf"(-|~|to|a|à|&|and|,|/|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
