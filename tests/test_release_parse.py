@@ -561,12 +561,15 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A pack's season codes glued in a row.
     ("Pioneer.One.S01S02S03.720p.HDTV.x264", {"title": "Pioneer One", "seasons": (1, 2, 3)}),
     # A count of audio tracks after a channel layout is no season and episode.
-    ("Sintel - 23 (BDRip 1080p FLACx2 2.0x3)[Grp].mkv", {"title": "Sintel", "seasons": (), "episodes": (23,)}),
+    ("Sintel - 23 (BDRip FLACx2 2.0x3)[Grp].mkv", {"title": "Sintel", "seasons": (), "episodes": (23,)}),
     ("Pioneer.One.1x02.1x03.HDTV", {"seasons": (1,), "episodes": (2, 3)}),
     # A number and a point before an English "Season" are the title's; "Season 4.16" in a spaced name is the
     # season's episode 16, in a dotted one a list of seasons.
     ("Pioneer-1. Season 4.16. (2010).avi", {"title": "Pioneer-1", "seasons": (4,), "episodes": (16,)}),
     ("Pioneer.One.Season.4.16.720p", {"seasons": (4, 16), "episodes": ()}),
+    # A season's OVA numbered after a dash is its episode.
+    ("Sintel S2 OVA - 02.mkv", {"title": "Sintel", "seasons": (2,), "episodes": (2,)}),
+    ("Sintel Season 1 OVA [Grp] OVA - 05.mkv", {"title": "Sintel", "seasons": (1,), "episodes": (5,)}),
 ]  # fmt: skip
 
 

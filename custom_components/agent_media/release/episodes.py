@@ -292,6 +292,9 @@ def seasons_and_episodes(scan: Scan) -> tuple[list[int], list[int]]:
     _season_forms(scan, seasons, episodes)
     # Episode words are taken even when a code numbers the episodes ("S01E05 - Ep. 5").
     words = _episode_words(scan)
+    if seasons and not episodes and not words:
+        # A season's OVA numbered after a dash: "Title S2 OVA - 02" (with no season a bare number reads it).
+        words = [int(match.group("episode")) for match in scan.every(_SPECIAL_EPISODE_RE)]
     return sorted(set(seasons)), list(dict.fromkeys(episodes or words))
 
 
@@ -435,6 +438,11 @@ _SEASON_BARE_EPISODE_RE: Final = re.compile(
 # A season's number and a point in a name spaced with spaces, then a two-digit number: "Season 4.16" numbers
 # an episode as "Episode 4.16" does ("Season.4.16" in a dotted name may list seasons).
 _SPACED_SEASON_DOT_EPISODE_RE: Final = re.compile(r" \d{1,2}(\.(?P<episode>\d{2}))$")
+_SPECIAL_EPISODE_RE: Final = token(
+    r"(?:ova|oad|ona)[ ._]?-[ ._]?(?P<episode>\d{1,3})(?:v\d)?",
+    right=r"(?![\dpi]|[a-z])",
+    hints=("ova", "oad", "ona"),
+)
 _SEASON_ITEM_RE: Final = re.compile(
     rf"(-|~|to|a|à|&|and|,|/|\+|{_AND_WORDS}|{_TO_WORDS})?[ ._]?(?:s|season[ ._]?)?(\d{{1,2}})", re.IGNORECASE
 )
