@@ -61,12 +61,19 @@ _RESOLUTION_PATTERNS: Final = (
     # for the source finders; "720HD" is a resolution too; 8K ("4320p") counts as the best tier.
     re.compile(
         r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(4320|2160|1440|1080|720|576|540|480|360|240)"
-        r"(?:0?[pi](?:\d{2})?|hd)(?!(?!u?hd|blu|web|bd|dvd)[a-z])",
+        r"(?:0?[pi](?:\d{2})?|hd)(?!(?!u?hd|blu|web|bd|dvd)[a-z])"
+        # Spanish sites glue the lines to a Blu-ray's or a MicroHD's letters without a "p": "BD1080", "M720".
+        r"|(?:(?<=bd)|(?<=m))(2160|1080|720)(?![0-9a-z])",
         re.IGNORECASE,
     ),
     hinted(re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE), ("1080", "720")),
     token(r"(4k|uhd|ultra[ .-]?hd)(?![ .-]?rip)", hints=("4k", "uhd", "ultra")),
     token(r"(full[ .-]?hd|fhd)", hints=("full", "fhd")),
+)
+# Resolutions listed together name a pack's versions; the last one is the release's, as guessit and parsett
+# read "[480p.720p]".
+_LISTED_RESOLUTION_RE: Final = re.compile(
+    r"[ ._,/+-]{1,3}(4320|2160|1440|1080|720|576|540|480|360)[pi](?![a-z0-9])", re.IGNORECASE
 )
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
@@ -466,7 +473,10 @@ def _resolution(scan: Scan) -> str | None:
             return "2160p"
         if index == 4:  # noqa: PLR2004 - Full HD
             return "1080p"
-        return _tier(int(match.group(1)))
+        while listed := _LISTED_RESOLUTION_RE.match(scan.masked, match.end()):
+            scan.take(listed)
+            match = listed
+        return _tier(int(match.group(1) or match.group(2)))
     return None
 
 
