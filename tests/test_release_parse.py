@@ -574,6 +574,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.2010.BD1080.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     ("Sintel.2010.M720.x264", {"title": "Sintel", "resolution": "720p"}),
     ("Sintel [480p.720p.WEB-DL.H264-Grp]", {"title": "Sintel", "resolution": "720p", "source": "web-dl"}),
+    # A letter O typed for a season's zero.
+    ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
 ]  # fmt: skip
 
 

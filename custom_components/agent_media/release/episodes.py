@@ -24,9 +24,9 @@ _MORE_EPISODES: Final = (
 )
 _SXXEYY_RE: Final = re.compile(
     # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
-    # title: "SintelS01E02".
+    # title: "SintelS01E02"; a letter O typed for the zero: "SO2E04".
     # The letter comes first so that the search skips ahead to it.
-    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s))(?P<season>\d{1,3}|(?:19|20)\d{2})(?![\d])"
+    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s))(?P<season>\d{1,3}|(?:19|20)\d{2}|o\d)(?![\d])"
     r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
@@ -305,7 +305,7 @@ def _episode_codes(scan: Scan) -> tuple[list[int], list[int]]:
     forms = (_SXXEYY_RE, _CROSS_RE, _SEASON_DASH_EPISODE_RE, _DOTTED_EPISODE_RE)
     for pattern in (*forms, _UNDERSCORE_EPISODE_RE) if "_" in scan.masked else forms:
         for match in scan.every(pattern):
-            seasons.append(int(match.group("season")))
+            seasons.append(int(match.group("season").lower().replace("o", "0")))
             episodes.extend(_episode_list(int(match.group("episode")), match.groupdict().get("more") or ""))
         if episodes:
             return seasons, episodes
