@@ -576,6 +576,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel [480p.720p.WEB-DL.H264-Grp]", {"title": "Sintel", "resolution": "720p", "source": "web-dl"}),
     # A letter O typed for a season's zero.
     ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
+    # A language named in its own tongue; a title's word before the year stays the title's.
+    ("Sintel 2010 [1080p.WEB-DL.H264] [Film Polski]", {"title": "Sintel", "languages": ("pl",)}),
+    ("Sintel 1 (2010) Versao Portuguesa", {"title": "Sintel 1", "languages": ("pt",)}),
+    ("Polski Sintel 2010 720p", {"title": "Polski Sintel", "languages": ()}),
 ]  # fmt: skip
 
 

@@ -53,6 +53,9 @@ LANGUAGE_WORDS: Final = {
     "urdu": "ur", "arab": "ar", "sk": "sk", "lt": "lt", "lv": "lv", "hu": "hu", "ro": "ro", "ja": "ja",
     "dk": "da",
     "multi": "multi", "dual": "dual", "dual-audio": "dual",
+    # Languages named in their own tongue: "Film Polski", "Versão Portuguesa", "Magyar Szinkron".
+    "polski": "pl", "portuguesa": "pt", "magyar": "hu", "svenska": "sv", "norsk": "no", "dansk": "da",
+    "suomi": "fi", "nederlands": "nl", "türkçe": "tr", "turkce": "tr",
 }  # fmt: skip
 # Words that name several audio languages at once.
 _LANGUAGE_GROUPS: Final = {"nordic": ("da", "fi", "no", "sv"), "scandinavian": ("da", "no", "sv")}
