@@ -580,6 +580,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel 2010 [1080p.WEB-DL.H264] [Film Polski]", {"title": "Sintel", "languages": ("pl",)}),
     ("Sintel 1 (2010) Versao Portuguesa", {"title": "Sintel 1", "languages": ("pt",)}),
     ("Polski Sintel 2010 720p", {"title": "Polski Sintel", "languages": ()}),
+    # A remux is a Blu-ray's unless the name says a TV capture or a DVD was remuxed.
+    ("Pioneer.One.HR.WS.PDTV.x264-Grp-Remux.mkv", {"title": "Pioneer One", "source": "hdtv"}),
+    ("Sintel.2010.DVD.Remux", {"title": "Sintel", "source": "dvd"}),
+    ("Sintel.2010.1080p.BluRay.REMUX.AVC", {"title": "Sintel", "source": "remux"}),
 ]  # fmt: skip
 
 

@@ -518,7 +518,15 @@ def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
 
 def _source(candidates: list[tuple[str, int, bool]], title_end: int) -> str | None:
     # "Web" of "Charlotte's Web" is part of the title, not the source.
-    return next((value for value, start, weak in candidates if not (weak and start < title_end)), None)
+    named = [value for value, start, weak in candidates if not (weak and start < title_end)]
+    if named[:1] == ["remux"]:
+        # A remux is a Blu-ray's unless the name says what else was remuxed: "PDTV.x264-Grp-Remux".
+        return next((value for value in named if value in _REMUXED_SOURCES), "remux")
+    return named[0] if named else None
+
+
+# Sources a name may call remuxed that are no Blu-ray.
+_REMUXED_SOURCES: Final = frozenset({"hdtv", "dvd"})
 
 
 def _first_value(scan: Scan, patterns: tuple[tuple[str, re.Pattern[str]], ...]) -> str | None:
