@@ -377,6 +377,8 @@ def parse_release(name: str) -> ParsedRelease:
         if (new_start, new_end) != (start, end):
             start, end, title = new_start, new_end, _clean_title(scan.text[new_start:new_end])
     source = _source(sources, end) or ("bluray" if disc_stream else None)
+    if source == "bluray" and "german" in scan.folded and _GERMAN_REMUX_RE.search(text):
+        source = "remux"
     return ParsedRelease(
         title=title,
         year=year,
@@ -392,6 +394,14 @@ def parse_release(name: str) -> ParsedRelease:
         group=_group(text, end, leading_group),
         trash=fake or other_trash or source in TRASH_SOURCES,
     )
+
+
+# German scene remuxes name the disc's own video format, where encodes name their encoder ("x264"), after a
+# dual- or multi-language tag: "Title.2010.German.DL.1080p.BluRay.AVC-Grp".
+_GERMAN_REMUX_RE: Final = re.compile(
+    r"(?<![A-Za-z])(?i:german)[ ._-](?:[A-Za-z0-9]+[ ._-])?[DM]L[ ._-](?:.*[ ._-])?(?i:avc|vc-?1|mpeg-?2)"
+    r"(?![A-Za-z0-9])"
+)
 
 
 def normalize_resolution(value: str | None) -> str | None:
