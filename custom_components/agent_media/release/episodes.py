@@ -36,7 +36,7 @@ _CROSS_RE: Final = hinted(
         # "1x02", and glued to a title: "Castle1x02"; the cross may be a Cyrillic letter. A cartoon's half
         # episode has a letter: "1x02a". After a channel layout's point it counts audio tracks: "FLAC 2.0x3"
         # ("1x02.1x03" is two episodes).
-        r"(?<![^0-9][0-9]\.)(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}|(?:19|20)\d{2})"
+        r"(?:(?<![a-z0-9])|(?<=[a-z]{3}))(?P<season>\d{1,2}(?<![^0-9][0-9]\.[0-9])|(?:19|20)\d{2})"
         r"(?:[x×х]| [x×х] )(?P<episode>\d{1,3})(?![\dpi])"  # noqa: RUF001 - letters of other scripts, on purpose
         rf"{_MORE_EPISODES}[ab]?(?![a-z0-9])",
         re.IGNORECASE,

@@ -61,14 +61,18 @@ _RESOLUTION_PATTERNS: Final = (
     # for the source finders; "720HD" is a resolution too; 8K ("4320p") counts as the best tier.
     re.compile(
         r"(?:(?<![a-z0-9])(?:hd|m)?|(?<=bd|tc)|(?<=ray))(4320|2160|1440|1080|720|576|540|480|360|240)"
-        r"(?:0?[pi](?:\d{2})?|hd)(?!(?!u?hd|blu|web|bd|dvd)[a-z])"
-        # Spanish sites glue the lines to a Blu-ray's or a MicroHD's letters without a "p": "BD1080", "M720".
-        r"|(?:(?<=bd)|(?<=m))(2160|1080|720)(?![0-9a-z])",
+        r"(?:0?[pi](?:\d{2})?|hd)(?!(?!u?hd|blu|web|bd|dvd)[a-z])",
         re.IGNORECASE,
     ),
     hinted(re.compile(r"(?<![a-z0-9])(1080|720)[ .](?=hi10p)", re.IGNORECASE), ("1080", "720")),
     token(r"(4k|uhd|ultra[ .-]?hd)(?![ .-]?rip)", hints=("4k", "uhd", "ultra")),
     token(r"(full[ .-]?hd|fhd)", hints=("full", "fhd")),
+    # Spanish sites glue the lines to a Blu-ray's or a MicroHD's letters without a "p": "BD1080", "M720" (only
+    # the lines are taken: the letters are the source's).
+    hinted(
+        re.compile(r"(?:bd|m)(2160|1080|720)(?![0-9a-z])", re.IGNORECASE),
+        ("bd2160", "bd1080", "bd720", "m2160", "m1080", "m720"),
+    ),
 )
 # Resolutions listed together name a pack's versions; the last one is the release's, as guessit and parsett
 # read "[480p.720p]".
@@ -473,7 +477,7 @@ def _describes_release(tag: str) -> bool:
 
 def _resolution(scan: Scan) -> str | None:
     for index, pattern in enumerate(_RESOLUTION_PATTERNS):
-        match = scan.first(pattern)
+        match = scan.first(pattern, group=1 if index == 5 else 0)  # noqa: PLR2004 - "BD1080"
         if match is None:
             continue
         if index == 0:  # width x height
@@ -486,7 +490,7 @@ def _resolution(scan: Scan) -> str | None:
         while listed := _LISTED_RESOLUTION_RE.match(scan.masked, match.end()):
             scan.take(listed)
             match = listed
-        return _tier(int(match.group(1) or match.group(2)))
+        return _tier(int(match.group(1)))
     return None
 
 

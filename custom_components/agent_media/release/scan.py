@@ -66,9 +66,9 @@ class Scan:
         self.folded = fold(self.masked)
         self.ends: list[tuple[int, int]] = []  # (start, strength)
 
-    def take(self, match: re.Match[str], strength: int = STRONG) -> None:
-        """Mask a match; a marker of some strength (0: none) starts where it does."""
-        start, end = match.span()
+    def take(self, match: re.Match[str], strength: int = STRONG, group: int = 0) -> None:
+        """Mask a match (or one of its groups); a marker of some strength (0: none) starts where it does."""
+        start, end = match.span(group)
         self.masked = self.masked[:start] + MASK * (end - start) + self.masked[end:]
         if strength:
             self.ends.append((start, strength))
@@ -77,13 +77,13 @@ class Scan:
         """Whether the name holds one of the pattern's hints (or it has none)."""
         return may_match(pattern, self.folded)
 
-    def first(self, pattern: re.Pattern[str], strength: int = STRONG) -> re.Match[str] | None:
-        """Take and return the first match of what is left, if any."""
+    def first(self, pattern: re.Pattern[str], strength: int = STRONG, group: int = 0) -> re.Match[str] | None:
+        """Take (the group of) the first match of what is left and return the match, if any."""
         if not self.may_match(pattern):
             return None
         match = pattern.search(self.masked)
         if match is not None:
-            self.take(match, strength)
+            self.take(match, strength, group)
         return match
 
     def every(self, pattern: re.Pattern[str], strength: int = STRONG) -> list[re.Match[str]]:
