@@ -73,13 +73,16 @@ def _squash(value: str) -> str:
 
 
 def resolution_tier(value: Any) -> str | None:
-    """Return the tier of a resolution however it is written ("1080i", "1280x720", "576p", "4K"), or None."""
+    """Return the tier of a resolution however it is written ("1080i", "1280x720", "576p", "4K"), or None.
+
+    Width and height may be joined by the multiplication sign too, as some names write them.
+    """
     if value is None or value == "":
         return None
     text = str(value).lower().replace(" ", "")
     if text in RESOLUTION_WORDS:
         return RESOLUTION_WORDS[text]
-    if match := re.fullmatch(r"(\d{3,4})x(\d{3,4})[pi]?", text):
+    if match := re.fullmatch(r"(\d{3,4})[x\u00d7](\d{3,4})[pi]?", text):
         width, height = int(match.group(1)), int(match.group(2))
         return _tier(max(height, width * 9 // 16))
     if match := re.fullmatch(r"(\d{3,4})[pi]?", text):
