@@ -584,6 +584,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer.One.HR.WS.PDTV.x264-Grp-Remux.mkv", {"title": "Pioneer One", "source": "hdtv"}),
     ("Sintel.2010.DVD.Remux", {"title": "Sintel", "source": "dvd"}),
     ("Sintel.2010.1080p.BluRay.REMUX.AVC", {"title": "Sintel", "source": "remux"}),
+    ("Sintel.2010.1080p.BluRay.REMUX.AVC.DVD.Extras", {"title": "Sintel", "source": "remux"}),
     # A German Blu-ray named by the disc's video format after a dual- or multi-language tag is a remux; one
     # named by its encoder is an encode.
     ("Sintel.2010.German.DL.1080p.BluRay.AVC-Grp", {"title": "Sintel", "source": "remux"}),

@@ -532,11 +532,12 @@ def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
 
 def _source(candidates: list[tuple[str, int, bool]], title_end: int) -> str | None:
     # "Web" of "Charlotte's Web" is part of the title, not the source.
-    named = [value for value, start, weak in candidates if not (weak and start < title_end)]
-    if named[:1] == ["remux"]:
-        # A remux is a Blu-ray's unless the name says what else was remuxed: "PDTV.x264-Grp-Remux".
-        return next((value for value in named if value in _REMUXED_SOURCES), "remux")
-    return named[0] if named else None
+    named = [(value, start) for value, start, weak in candidates if not (weak and start < title_end)]
+    if named and named[0][0] == "remux":
+        # A remux is a Blu-ray's unless the name says before it what else was remuxed: "PDTV.x264-Grp-Remux".
+        remuxed = (value for value, start in named if value in _REMUXED_SOURCES and start < named[0][1])
+        return next(remuxed, "remux")
+    return named[0][0] if named else None
 
 
 # Sources a name may call remuxed that are no Blu-ray.
