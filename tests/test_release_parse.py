@@ -570,10 +570,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A season's OVA numbered after a dash is its episode.
     ("Sintel S2 OVA - 02.mkv", {"title": "Sintel", "seasons": (2,), "episodes": (2,)}),
     ("Sintel Season 1 OVA [Grp] OVA - 05.mkv", {"title": "Sintel", "seasons": (1,), "episodes": (5,)}),
-    # Lines glued to a Blu-ray's or a MicroHD's letters without a "p"; of resolutions listed, the last.
+    # Lines glued to a Blu-ray's or a MicroHD's letters without a "p".
     ("Sintel.2010.BD1080.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     ("Sintel.2010.M720.x264", {"title": "Sintel", "resolution": "720p"}),
-    ("Sintel [480p.720p.WEB-DL.H264-Grp]", {"title": "Sintel", "resolution": "720p", "source": "web-dl"}),
     # A letter O typed for a season's zero.
     ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
     # A language named in its own tongue; a title's word before the year stays the title's.

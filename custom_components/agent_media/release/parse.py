@@ -74,11 +74,6 @@ _RESOLUTION_PATTERNS: Final = (
         ("bd2160", "bd1080", "bd720", "m2160", "m1080", "m720"),
     ),
 )
-# Resolutions listed together name a pack's versions; the last one is the release's, as guessit and parsett
-# read "[480p.720p]".
-_LISTED_RESOLUTION_RE: Final = re.compile(
-    r"[ ._,/+-]{1,3}(4320|2160|1440|1080|720|576|540|480|360)[pi](?![a-z0-9])", re.IGNORECASE
-)
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
@@ -487,9 +482,6 @@ def _resolution(scan: Scan) -> str | None:
             return "2160p"
         if index == 4:  # noqa: PLR2004 - Full HD
             return "1080p"
-        while listed := _LISTED_RESOLUTION_RE.match(scan.masked, match.end()):
-            scan.take(listed)
-            match = listed
         return _tier(int(match.group(1)))
     return None
 
