@@ -64,7 +64,9 @@ async def test_aggregate_and_download_sensors(
     await add_torrent(hass, qbittorrent, waiting, tmp_path / "incoming")
     await wait_for_torrent(hass, qbittorrent, waiting.info_hash, lambda t: t["state"] == "stalledDL")
     await wait_for_torrent(hass, qbittorrent, library.info_hash, lambda t: t["progress"] == 1)
-    await poll(hass)
+    await refresh_until(
+        hass, entry, lambda: download_device(hass, entry, waiting.info_hash), what="the download's device"
+    )
 
     # Aggregate figures on the service device.
     assert hass.states.get("sensor.agent_media_active_downloads").state == "1"
@@ -114,7 +116,9 @@ async def test_finished_download_keeps_its_entities_for_a_grace_period(
     waiting = make_local_torrent(tmp_path / "payload", "Sintel.2010.mkv")
     await add_torrent(hass, qbittorrent, waiting, tmp_path / "incoming")
     await wait_for_torrent(hass, qbittorrent, waiting.info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
+    await refresh_until(
+        hass, entry, lambda: download_device(hass, entry, waiting.info_hash), what="the download's device"
+    )
     entity_ids = {key: download_entity_id(hass, entry, waiting.info_hash, key) for key in DOWNLOAD_KEYS}
     assert hass.states.get(entity_ids["progress"]).state == "0.0"
 
@@ -267,9 +271,11 @@ async def test_download_with_media_is_named_by_its_title(
         hass, entry, torrent_file=torrent.torrent_bytes, save_path=str(incoming), media=BIG_BUCK_BUNNY
     )
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
+    device = await refresh_until(
+        hass, entry, lambda: download_device(hass, entry, torrent.info_hash), what="the download's device"
+    )
 
-    assert download_device(hass, entry, torrent.info_hash).name == "Big Buck Bunny (2008)"
+    assert device.name == "Big Buck Bunny (2008)"
     entity_ids = {key: download_entity_id(hass, entry, torrent.info_hash, key) for key in DOWNLOAD_KEYS}
     assert entity_ids == {
         "progress": "sensor.big_buck_bunny_2008_progress",
@@ -416,7 +422,9 @@ async def test_a_magnets_size_sensor_waits_for_its_metadata(
 
     await introduce(hass, qbittorrent, seeder, torrent.info_hash)
     await wait_for_torrent(hass, qbittorrent, torrent.info_hash, lambda t: t["size"] > 0, what="its metadata")
-    await poll(hass)
-    size = hass.states.get(download_entity_id(hass, entry, torrent.info_hash, "size"))
+    size_id = await refresh_until(
+        hass, entry, lambda: download_entity_id(hass, entry, torrent.info_hash, "size"), what="its size"
+    )
+    size = hass.states.get(size_id)
     assert size.attributes["unit_of_measurement"] == "kB"
     assert float(size.state) == pytest.approx(512 * 1024 / 1e3)
