@@ -81,10 +81,10 @@ async def test_download_poster_through_the_image_proxy_is_cached(
     entry = setup_integration
     info_hash = await add_big_buck_bunny(hass, entry, tmp_path, complete=False, media=BIG_BUCK_BUNNY)
     await wait_for_torrent(hass, qbittorrent, info_hash, lambda t: t["state"] == "stalledDL")
-    await poll(hass)
-
-    entity_id = er.async_get(hass).async_get_entity_id(
-        "image", DOMAIN, f"{entry.entry_id}_{info_hash}_poster"
+    registry = er.async_get(hass)
+    unique_id = f"{entry.entry_id}_{info_hash}_poster"
+    entity_id = await refresh_until(
+        hass, entry, lambda: registry.async_get_entity_id("image", DOMAIN, unique_id), what="the poster"
     )
     assert entity_id == "image.big_buck_bunny_2008_poster"
     device = async_get_entry_device(
