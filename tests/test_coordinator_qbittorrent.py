@@ -406,8 +406,7 @@ async def test_download_removed_in_qbittorrent_is_forgotten(
     assert sintel.info_hash in memory.downloads.records()
 
     monkeypatch.setattr(coordinator_module, "RECORD_ABSENCE_LIMIT", 0.0)
-    await poll(hass)
-    assert memory.downloads.records() == {}
+    await refresh_until(hass, entry, memory.downloads.records, lambda records: not records, what="no record")
 
 
 async def test_nothing_listed_forgets_nothing(
