@@ -322,6 +322,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
     ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),
     ("Pebble Garden 5 выпуск", {"title": "Pebble Garden", "episodes": (5,)}),
+    # A year before an episode word that has its own numbers is the year, not an episode.
+    ("Sintel 2010 Серии 1-3 WEB-DL", {"title": "Sintel", "year": 2010, "episodes": (1, 2, 3)}),
     # A cartoon's half episode has a letter: "107a", "1x05b".
     ("Pebble Garden - 107a - The Pebble (720p)", {"title": "Pebble Garden", "episodes": (107,)}),
     ("Pebble.Garden.1x05b.The.Pebble", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),

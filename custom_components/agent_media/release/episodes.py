@@ -140,11 +140,12 @@ _ORDINAL_WORD_SEASON_RE: Final = token(
     hints=("season", "temporada", "saison", "staffel"),
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск", "5. díl"; a
-# range of them, as Russian trackers number a batch: "1-10 серии".
+# range of them, as Russian trackers number a batch: "1-10 серии". A word with its own number after it
+# numbers that one: "Title 2012 Серии 1-19" is a year and episodes 1 to 19.
 _NUMBER_EPISODE_WORD_RE: Final = token(
     r"(?:(?P<first>\d{1,4})[ ]?-[ ]?)?(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
     r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод|díl)",  # noqa: RUF001 - letters of other scripts, on purpose
-    right="",
+    right=r"(?![a-zа-яіїё]*[ ._:]*(?!(?:19|20)\d\d(?!\d))\d)",  # noqa: RUF001 - letters of other scripts, on purpose
     hints=("сер", "seri", "rész", "resz", "bölüm", "bolum", "выпуск", "эпизод", "díl"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _SEASON_RANGE_RE: Final = hinted(
