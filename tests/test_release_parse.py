@@ -322,6 +322,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
     ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),
     ("Pebble Garden 5 выпуск", {"title": "Pebble Garden", "episodes": (5,)}),
+    # A two-part episode ends the title; a lone part is a film's title word.
+    ("Pioneer.One.Part.1.and.Part.2.HDTV.x264-Grp", {"title": "Pioneer One"}),
+    ("Sintel Part 2 2010 1080p BluRay", {"title": "Sintel Part 2", "year": 2010, "episodes": ()}),
     # A year before an episode word that has its own numbers is the year, not an episode.
     ("Sintel 2010 Серии 1-3 WEB-DL", {"title": "Sintel", "year": 2010, "episodes": (1, 2, 3)}),
     # A cartoon's half episode has a letter: "107a", "1x05b".

@@ -262,6 +262,9 @@ _TAGS_RE: Final = token(
         "vc",
     ),
 )
+# A two-part episode aired as one: "Title.Part.1.and.Part.2.HDTV" (a lone "Part 2" is a film's title word).
+# It ends the title but numbers no episode: guessit reads parts there, SickGear and tvnamer episodes.
+_TWO_PARTS_RE: Final = token(r"part[ ._]?\d{1,2}[ ._]?(?:and|&)[ ._]?part[ ._]?\d{1,2}", hints=("part",))
 _CAPITAL_TAGS_RE: Final = token(
     r"LIMITED|UNCUT|UNCENSORED|EXTENDED|RESTORED|THEATRICAL|IMAX|CRITERION|DUBBED|SUBBED|WS|FS|HC|DC|"
     r"FINAL|PREAIR|PREAiR|REAL|RETAIL|HYBRID|DL|STV|CONVERT|HFR|DOKU|SBS|CD\d(?:of\d)?|\d{2,3}fps",
@@ -364,6 +367,7 @@ def parse_release(name: str) -> ParsedRelease:
     audio = _audio(scan)
     spoken = take_spoken(scan)
     scan.every(_TAGS_RE)
+    scan.every(_TWO_PARTS_RE)
     scan.every(_CAPITAL_TAGS_RE, WEAK)
     other_trash = scan.first(_OTHER_TRASH_RE) is not None
     # A season named by its year ("S2014E18", "1940x01") dates the release when nothing else does.
