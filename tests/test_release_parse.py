@@ -322,6 +322,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
     ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),
     ("Pebble Garden 5 выпуск", {"title": "Pebble Garden", "episodes": (5,)}),
+    # "HD720": the lines after an HD tag, without a "p".
+    ("Sintel.HD720.x264", {"title": "Sintel", "resolution": "720p"}),
+    ("Sintel HD1080", {"title": "Sintel", "resolution": "1080p"}),
     # A two-part episode ends the title; a lone part is a film's title word.
     ("Pioneer.One.Part.1.and.Part.2.HDTV.x264-Grp", {"title": "Pioneer One"}),
     ("Sintel Part 2 2010 1080p BluRay", {"title": "Sintel Part 2", "year": 2010, "episodes": ()}),

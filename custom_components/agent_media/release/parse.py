@@ -73,6 +73,8 @@ _RESOLUTION_PATTERNS: Final = (
         re.compile(r"(?:bd|m)(2160|1080|720)(?![0-9a-z])", re.IGNORECASE),
         ("bd2160", "bd1080", "bd720", "m2160", "m1080", "m720"),
     ),
+    # "HD720", "HD1080": the lines after an HD tag without a "p" (SickGear's anime names).
+    hinted(re.compile(r"(?<![a-z0-9])hd(1080|720)(?![0-9a-z])", re.IGNORECASE), ("hd1080", "hd720")),
 )
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
