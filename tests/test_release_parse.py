@@ -325,6 +325,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # "HD720": the lines after an HD tag, without a "p".
     ("Sintel.HD720.x264", {"title": "Sintel", "resolution": "720p"}),
     ("Sintel HD1080", {"title": "Sintel", "resolution": "1080p"}),
+    # Without a group, a zero-padded number right before the tags is an episode; an unpadded one a title's.
+    ("Pioneer One 04 vostfr [1080p]", {"title": "Pioneer One", "episodes": (4,)}),
+    ("Pioneer One 09 HD720", {"title": "Pioneer One", "episodes": (9,), "resolution": "720p"}),
+    ("Apollo 13 1080p", {"title": "Apollo 13", "episodes": ()}),
     # A two-part episode ends the title; a lone part is a film's title word.
     ("Pioneer.One.Part.1.and.Part.2.HDTV.x264-Grp", {"title": "Pioneer One"}),
     ("Sintel Part 2 2010 1080p BluRay", {"title": "Sintel Part 2", "year": 2010, "episodes": ()}),

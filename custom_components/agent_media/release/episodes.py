@@ -276,6 +276,9 @@ _PADDED_RANGE_RE: Final = re.compile(
     r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d(?=[ ]?[-~][ ]?\d\d(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
     r"(?=[ ._]*[\[(【\x00])"
 )
+# Without a group, a zero-padded number right before the tags numbers an episode too: "Title 04 [1080p]",
+# "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film).
+_PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d{1,2})(?:v\d)?[ ._]*(?=[\[(【\x00])")
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
 # season 1's 9 and 10.
@@ -561,6 +564,9 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    if not leading_group and (match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1)):
+        scan.take(match)
+        return [], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
     number = match and (match.group("episode") or match.group("hash") or match.group("paren"))
     if match and number and match.start() > start and not is_year(number):
