@@ -329,6 +329,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 04 vostfr [1080p]", {"title": "Pioneer One", "episodes": (4,)}),
     ("Pioneer One 09 HD720", {"title": "Pioneer One", "episodes": (9,), "resolution": "720p"}),
     ("Apollo 13 1080p", {"title": "Apollo 13", "episodes": ()}),
+    # A film's number after a dash is no episode.
+    ("Sintel Movie - 09 - The Dragon - 1080p", {"episodes": (), "resolution": "1080p"}),
     # A two-part episode ends the title; a lone part is a film's title word.
     ("Pioneer.One.Part.1.and.Part.2.HDTV.x264-Grp", {"title": "Pioneer One"}),
     ("Sintel Part 2 2010 1080p BluRay", {"title": "Sintel Part 2", "year": 2010, "episodes": ()}),

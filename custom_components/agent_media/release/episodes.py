@@ -222,9 +222,10 @@ _CJK_SEASON_RE: Final = re.compile(
 )
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
-# "Title - 12", "Title - 12-13", "Title - 12 to 24"; a cartoon's half episode: "Title - 107a".
+# "Title - 12", "Title - 12-13", "Title - 12 to 24"; a cartoon's half episode: "Title - 107a". A film's number
+# is no episode: "Title Movie - 09".
 _DASH_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
+    r"(?<=[ ._])(?<!(?i:movie)[ ._])(?<!(?i:film)[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
