@@ -329,6 +329,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 04 vostfr [1080p]", {"title": "Pioneer One", "episodes": (4,)}),
     ("Pioneer One 09 HD720", {"title": "Pioneer One", "episodes": (9,), "resolution": "720p"}),
     ("Apollo 13 1080p", {"title": "Apollo 13", "episodes": ()}),
+    # A rising range of three-digit numbers is a batch even at the end of a name (no date is written so); a
+    # padded range before a resolution's tag too; "03-20" ending a name may be a date.
+    ("Pioneer One 104-105", {"title": "Pioneer One", "episodes": (104, 105)}),
+    ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
+    ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
+    ("Pioneer One 03-20", {"episodes": ()}),
     # A film's number after a dash is no episode.
     ("Sintel Movie - 09 - The Dragon - 1080p", {"episodes": (), "resolution": "1080p"}),
     # A two-part episode ends the title; a lone part is a film's title word.

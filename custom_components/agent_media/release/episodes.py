@@ -272,10 +272,10 @@ _LEADING_NUMBER_RE: Final = re.compile(
 )
 # Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
 # that ends the name may be a date: "Title 03-20"); so is a rising range of two-digit ones:
-# "Title_13-15_[BD]".
+# "Title_13-15_[BD]". One of three-digit numbers is no date and may end the name: "Title 104-105".
 _PADDED_RANGE_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d(?=[ ]?[-~][ ]?\d\d(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
-    r"(?=[ ._]*[\[(【\x00])"
+    r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d{1,2}(?=[ ]?[-~][ ]?\d{2,3}(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
+    r"(?=[ ._]*[\[(【\x00]|(?<=\d{3})$)"
 )
 # Without a group, a zero-padded number right before the tags numbers an episode too: "Title 04 [1080p]",
 # "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film).
@@ -550,7 +550,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
     match = (
-        _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(head, start)
+        _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(scan.masked, start, end + 1)
     )
     if (
         match
