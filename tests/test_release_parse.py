@@ -335,6 +335,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
     ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
     ("Pioneer One 03-20", {"episodes": ()}),
+    # "and" glued between two episodes: a double episode.
+    ("Pioneer One - S01E02and03 - The Landing", {"seasons": (1,), "episodes": (2, 3)}),
+    ("Pioneer.One.S01E05.Andromeda.720p", {"episodes": (5,)}),
     # A film's number after a dash is no episode.
     ("Sintel Movie - 09 - The Dragon - 1080p", {"episodes": (), "resolution": "1080p"}),
     # A two-part episode ends the title; a lone part is a film's title word.

@@ -15,11 +15,11 @@ from .scan import MASK, Scan, hinted, token
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
 # "S01E01-S01E03", "S01E01 to S01E03", "S01E01 ~ S01E12", "1x01 al 1x10", "S01E01-01E02", "E05,E06",
 # "E05 and E06", "E01~E05", "1x01~1x05",
-# "2x05+2x06", "S01.Ep05-Ep06", and a long-running soap's "Ep10718 - Ep10722".
+# "2x05+2x06", "S01.Ep05-Ep06", "S01E02and03", and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|and(?:ep?)?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
