@@ -335,6 +335,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
     ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
     ("Pioneer One 03-20", {"episodes": ()}),
+    # A year leading a film's name is its year when no other follows; a show's or a title's stays a title.
+    ("2010.Sintel.720p.BluRay.x264", {"title": "Sintel", "year": 2010}),
+    ("2001.A.Space.Odyssey.1968.1080p", {"title": "2001 A Space Odyssey", "year": 1968}),
+    ("1923 S02E01 1080p WEB", {"title": "1923", "year": None}),
     # "and" glued between two episodes: a double episode.
     ("Pioneer One - S01E02and03 - The Landing", {"seasons": (1,), "episodes": (2, 3)}),
     ("Pioneer.One.S01E05.Andromeda.720p", {"episodes": (5,)}),

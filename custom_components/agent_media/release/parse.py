@@ -609,6 +609,18 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         and (absolute := _ABSOLUTE_BEFORE_CODE_RE.search(scan.text, 0, end))
     ):
         end = absolute.start()  # "Title - 313 - S16E03": the episode's absolute number is no title word
+    if (
+        year is None
+        and not show
+        and (lead := _LEADING_YEAR_RE.match(scan.masked))
+        and int(lead.group(1)) <= latest
+        and lead.end() < end
+        and (title := _clean_title(scan.text[lead.end() : end], before_tags=before_tags))
+    ):
+        # A film's year may lead its name when no other year follows: "2010.Sintel.720p" ("1917 2019",
+        # "2001.A.Space.Odyssey.1968" are titles, and so is a show's "1923 S01E01").
+        scan.take(lead, 0)
+        return lead.end(), end, int(lead.group(1)), title
     # A title a year ends keeps a language word before it ("Sintel German 2010"): a tag follows the year.
     if title := _clean_title(scan.text[:end], before_tags=before_tags):
         return 0, end, year, title
@@ -623,6 +635,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     return 0, len(scan.text), year, _clean_title(scan.text)
 
 
+_LEADING_YEAR_RE: Final = re.compile(r"((?:19|20)\d{2})[ ._]+(?=[a-z]{2})", re.IGNORECASE)
 # An anime episode's absolute number, between dashes or as a range, right before its season code:
 # "Title - 313 - S16E03", "Title.313-315.S16E03-05" ("Catch-22 S01E01", "9-1-1 S01E01" are titles).
 _ABSOLUTE_BEFORE_CODE_RE: Final = re.compile(
