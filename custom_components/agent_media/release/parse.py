@@ -443,7 +443,7 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         if tag is not None and _describes_release(f"[{tag}]"):
             break  # "[BD][1080p] Title": the finders read these
         if group is None and tag is not None and _LEADING_NUMBERS_RE.fullmatch(tag):
-            break  # "[2010] Title", "[5.01] Episode Name": a year or a season's episode, not a group
+            break  # "[2010] Title", "[5.01] Title", "[S1.E08] Title": a year or an episode, not a group
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
@@ -462,7 +462,9 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
-_LEADING_NUMBERS_RE: Final = re.compile(r"(?:19|20)\d\d|\d{1,2}\.\d{2,3}")
+_LEADING_NUMBERS_RE: Final = re.compile(
+    r"(?:19|20)\d\d|\d{1,2}\.\d{2,3}|s\d{1,3}[ .]?e\d{1,4}|\d{1,2}x\d{2,3}", re.IGNORECASE
+)
 _NUMBER_TAG_RE: Final = re.compile(
     r"第?\d{1,4}(?:v\d)?[話话集回]?|\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE
 )
