@@ -335,6 +335,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
     ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
     ("Pioneer One 03-20", {"episodes": ()}),
+    # A dotted name writes " - " as ".-.": "S2.-.07" is season 2's episode 7, no range of seasons.
+    ("[Grp].Pioneer.One.S2.-.07.[1080p].mkv", {"title": "Pioneer One", "seasons": (2,), "episodes": (7,)}),
     # A leading bracket holding an episode code numbers the episode; it names no group.
     ("[S1.E08] Pioneer One - The Return.srt", {"seasons": (1,), "episodes": (8,), "group": None}),
     # A year leading a film's name is its year when no other follows; a show's or a title's stays a title.

@@ -159,6 +159,7 @@ _SEASON_RANGE_RE: Final = hinted(
     ),
     ("-", "to", "thr", "&", ",", "+"),
 )
+_SPACED_DASH_RE: Final = re.compile(r"[ ._]-[ ._]")
 # British "Series 2": a season; "Series 1-3": three.
 _SERIES_RE: Final = token(
     r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
@@ -339,7 +340,8 @@ def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None: 
             episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
         first, last = int(match.group("first")), int(match.group("last"))
-        spaced = " - " in match.group(0)  # an anime's "S01 - 13" is an episode; a range is "S01-13"
+        # An anime's "S01 - 13" (".-." in a dotted name) is an episode; a range is "S01-13".
+        spaced = _SPACED_DASH_RE.search(match.group(0)) is not None
         if (last <= first or spaced) and not episodes and "s" not in match.group(0)[1:].lower():
             seasons.append(first)  # "[Group] Title S02 - 01": no range runs backwards, an episode follows
             episodes.append(last)
