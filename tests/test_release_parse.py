@@ -335,6 +335,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
     ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
     ("Pioneer One 03-20", {"episodes": ()}),
+    # A pack in several resolutions counts as its best.
+    ("Pioneer One Season 1 [480p.720p.WEB-DL.H264-Grp]", {"title": "Pioneer One", "resolution": "720p"}),
+    ("Pioneer One [1080p-720p] [BluRay]", {"title": "Pioneer One", "resolution": "1080p"}),
     # A dotted name writes " - " as ".-.": "S2.-.07" is season 2's episode 7, no range of seasons.
     ("[Grp].Pioneer.One.S2.-.07.[1080p].mkv", {"title": "Pioneer One", "seasons": (2,), "episodes": (7,)}),
     # A leading bracket holding an episode code numbers the episode; it names no group.

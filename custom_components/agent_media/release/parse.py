@@ -490,6 +490,8 @@ def _resolution(scan: Scan) -> str | None:
             return "2160p"
         if index == 4:  # noqa: PLR2004 - Full HD
             return "1080p"
+        if index == 1:  # a pack in several resolutions ("[480p.720p]", "[720p-1080p]") counts as its best
+            return _tier(max(int(found.group(1)) for found in (match, *scan.every(pattern))))
         return _tier(int(match.group(1)))
     return None
 
