@@ -335,6 +335,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
     ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
     ("Pioneer One 03-20", {"episodes": ()}),
+    # An air date with the day before the month after its year: "2010.23.11".
+    ("Pioneer.One.2010.23.11.HDTV.x264-Grp", {"title": "Pioneer One", "year": 2010}),
     # A pack in several resolutions counts as its best.
     ("Pioneer One Season 1 [480p.720p.WEB-DL.H264-Grp]", {"title": "Pioneer One", "resolution": "720p"}),
     ("Pioneer One [1080p-720p] [BluRay]", {"title": "Pioneer One", "resolution": "1080p"}),
