@@ -19,7 +19,8 @@ from .scan import MASK, Scan, hinted, token
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._]?[-+&,~]?[ ._]?ep?|and(?:ep?)?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|and(?:ep?)?"
+    r"|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -552,7 +553,9 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
     match = (
-        _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(scan.masked, start, end + 1)
+        _BARE_NUMBER_RE.search(dash_head, start)
+        if leading_group
+        else _PADDED_RANGE_RE.search(scan.masked, start, end + 1)
     )
     if (
         match
