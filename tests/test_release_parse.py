@@ -450,6 +450,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # An episode after the year, without a group; a name that starts with its season and episode.
     ("Pioneer One (2010) - 05 [720p]", {"title": "Pioneer One", "year": 2010, "episodes": (5,)}),
     ("4-13 Pioneer One 720p", {"title": "Pioneer One", "seasons": (4,), "episodes": (13,)}),
+    ("4-13.Pioneer.One.720p", {"title": "Pioneer One", "seasons": (4,), "episodes": (13,)}),  # dotted alike
     # A leading bracket with a year or a dotted episode holds no group.
     ("[1968] Night of the Living Dead [DVDRip]", {"title": "Night of the Living Dead", "year": 1968}),
     ("[5.01] Pioneer One.avi", {"title": "Pioneer One", "seasons": (5,), "episodes": (1,)}),

@@ -261,10 +261,10 @@ _BRACKETED_RANGE_RE: Final = re.compile(
     r"(?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?(?(open)[\])]|(?=[ ._\[(]|$))",
     re.IGNORECASE,
 )
-# A file named by its season and episode before the episode's title: "4-13 Title.mkv" (a zero-padded first
-# number would rather start a range, "01-13 Title").
+# A file named by its season and episode before the episode's title: "4-13 Title.mkv", "4-13.Title.mkv" (a
+# zero-padded first number would rather start a range, "01-13 Title").
 _LEADING_SEASON_EPISODE_RE: Final = re.compile(
-    r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?= [a-z])", re.IGNORECASE
+    r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?=[ .][a-z])", re.IGNORECASE
 )
 # After a group, a zero-padded number and a space are enough: "[Group] 06 Title (720p)".
 _LEADING_NUMBER_RE: Final = re.compile(
