@@ -49,7 +49,12 @@ async def async_set_up_entry(
 
 
 async def poll(hass: HomeAssistant, seconds: float = IDLE_SCAN_INTERVAL + 1) -> None:
-    """Move time forward (past the coordinator's longest poll interval by default) and let what is due run."""
+    """Move time forward (past the coordinator's longest poll interval by default) and let what is due run.
+
+    What is under way finishes first: moving the clock runs every loop timer due before the new time, the
+    ``asyncio.timeout`` of a qBittorrent request in flight too, which would fail that request at once.
+    """
+    await hass.async_block_till_done(wait_background_tasks=True)
     async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=seconds))
     await hass.async_block_till_done(wait_background_tasks=True)
 

@@ -13,7 +13,6 @@ import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_capture_events,
-    async_fire_time_changed,
 )
 
 from custom_components.agent_media.const import (
@@ -26,12 +25,12 @@ from custom_components.agent_media.const import (
 from custom_components.agent_media.operations.adding import SAFETY_CHECKED, SAFETY_WAITING
 from custom_components.agent_media.torrents import PAUSED_STATES, TORRENT_TAG
 from homeassistant.helpers.dispatcher import async_dispatcher_send
-from homeassistant.util import dt as dt_util
 
 from .helpers import (
     async_add_download,
     introduce,
     is_done,
+    poll,
     seed,
     torrents_in_qbittorrent,
     wait_for_torrent,
@@ -54,8 +53,7 @@ pytestmark = pytest.mark.usefixtures("core_setup")  # the conversation dependenc
 
 async def busy_poll(hass: HomeAssistant) -> None:
     """Move time by one busy interval (and a little): only a coordinator polling fast polls."""
-    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=DEFAULT_SCAN_INTERVAL + 0.5))
-    await hass.async_block_till_done(wait_background_tasks=True)
+    await poll(hass, DEFAULT_SCAN_INTERVAL + 0.5)
 
 
 async def test_completion_within_one_busy_poll_after_our_add(
@@ -132,11 +130,15 @@ async def test_torrents_stuck_waiting_for_metadata_stop_the_fast_polling(
     await coordinator.async_refresh()
     assert coordinator.update_interval == timedelta(seconds=DEFAULT_SCAN_INTERVAL)
 
-    async def poll() -> timedelta | None:  # the no-progress clock is the real one
+    async def interval_after_a_refresh() -> timedelta | None:  # the no-progress clock is the real one
         await coordinator.async_refresh()
         return coordinator.update_interval
 
-    await wait_until(poll, lambda interval: interval == timedelta(seconds=IDLE_SCAN_INTERVAL), what="idle")
+    await wait_until(
+        interval_after_a_refresh,
+        lambda interval: interval == timedelta(seconds=IDLE_SCAN_INTERVAL),
+        what="idle",
+    )
     assert coordinator.data.active_downloads == 1  # still shown as active: only the polling slows
     assert await hass.config_entries.async_unload(config_entry.entry_id)
 
