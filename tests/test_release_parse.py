@@ -335,6 +335,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
     ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
     ("Pioneer One 03-20", {"episodes": ()}),
+    # A title word's "2.0" is no channel layout; the X of "DTS-X7.1" is the codec's.
+    (
+        "PIONEER2.0.ANIMATION.PROJECT.S01E02.1080p.WEB-DL.AAC2.0.H.264-Grp",
+        {"title": "PIONEER2 0 ANIMATION PROJECT", "audio": ("AAC", "2.0")},
+    ),
+    ("Sintel.2010.2160p.BluRay.DTS-X7.1.HEVC", {"title": "Sintel", "audio": ("DTS", "7.1")}),
     # An air date with the day before the month after its year: "2010.23.11".
     ("Pioneer.One.2010.23.11.HDTV.x264-Grp", {"title": "Pioneer One", "year": 2010}),
     # A pack in several resolutions counts as its best.

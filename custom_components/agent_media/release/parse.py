@@ -232,10 +232,12 @@ _AUDIO_PATTERNS: Final = (
     ("MP3", token(r"mp3", hints=("mp3",))),
     ("LPCM", token(r"l?pcm", right=_NO_LETTER, hints=("pcm",))),
 )
-# "5.1", and after an audio codec (masked by then) "DD51", "AAC2 0".
+# "5.1", and after an audio codec (masked by then) "DD51", "AAC2 0". A title word's "2.0" is no layout
+# ("Pioneer2.0"), but the X of "DTS-X7.1" is the codec's.
 _TITLE_WORD_AUDIO: Final = frozenset({"Opus", "Atmos"})
 _CHANNELS_RE: Final = re.compile(
-    r"(?<!\d)(?<!\d\.)([1-9])\.([0-2])(?:ch)?(?!\d)|(?<=\x00)([1-9]) ?([0-2])(?:ch)?(?!\d)", re.IGNORECASE
+    r"(?<![a-wyz\d])(?<!\d\.)([1-9])\.([0-2])(?:ch)?(?!\d)|(?<=\x00)([1-9]) ?([0-2])(?:ch)?(?!\d)",
+    re.IGNORECASE,
 )
 # Release tags that end a title but carry nothing the ranking reads; title words only in capitals.
 _TAGS_RE: Final = token(
