@@ -369,6 +369,18 @@ def test_alternative_titles_match_the_original_title() -> None:
     assert [release.result["title"] for release in ranked] == [original["title"]]
 
 
+def test_a_title_that_starts_with_a_year_keeps_it() -> None:
+    """The parser reads "1900.Lanterns.1080p" as a film of 1900; the wanted title says the year is its own."""
+    dated = hit("1900.Lanterns.1931.1080p.BluRay.x264-GRP", 8 * GB, 100)
+    undated = hit("1900.Lanterns.1080p.BluRay.x264-GRP", 8 * GB, 100)
+    other = hit("2010.Sintel.1080p.BluRay.x264-GRP", 8 * GB, 100)
+    ranked, rejected = rank_releases([undated, dated, other], title="1900 Lanterns", year=1931)
+    assert [release.result["title"] for release in ranked] == [dated["title"], undated["title"]]
+    assert ranked[1].parsed.title == "1900 Lanterns"
+    assert ranked[1].parsed.year is None
+    assert [rejection.result["title"] for rejection in rejected] == [other["title"]]
+
+
 def test_missing_fields_are_tolerated() -> None:
     bare = {"title": "Night.of.the.Living.Dead.1968.1080p.BluRay.x264-BARE", "seeders": "12"}
     ranked, rejected = rank_releases([bare, {"title": None}], title=NOTLD, year=1968)

@@ -322,6 +322,48 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 1-10 серии из 10", {"title": "Pebble Garden", "episodes": tuple(range(1, 11))}),
     ("Pebble Garden [1-4 из 10]", {"title": "Pebble Garden", "episodes": (1, 2, 3, 4)}),
     ("Pebble Garden 5 выпуск", {"title": "Pebble Garden", "episodes": (5,)}),
+    # "HD720": the lines after an HD tag, without a "p".
+    ("Sintel.HD720.x264", {"title": "Sintel", "resolution": "720p"}),
+    ("Sintel HD1080", {"title": "Sintel", "resolution": "1080p"}),
+    # Without a group, a zero-padded number right before the tags is an episode; an unpadded one a title's.
+    ("Pioneer One 04 vostfr [1080p]", {"title": "Pioneer One", "episodes": (4,)}),
+    ("Pioneer One 09 HD720", {"title": "Pioneer One", "episodes": (9,), "resolution": "720p"}),
+    ("Apollo 13 1080p", {"title": "Apollo 13", "episodes": ()}),
+    # A rising range of three-digit numbers is a batch even at the end of a name (no date is written so); a
+    # padded range before a resolution's tag too; "03-20" ending a name may be a date.
+    ("Pioneer One 104-105", {"title": "Pioneer One", "episodes": (104, 105)}),
+    ("Pioneer One (OVA) 001-002", {"title": "Pioneer One", "episodes": (1, 2)}),
+    ("Pioneer One 01-03 1080p", {"title": "Pioneer One", "episodes": (1, 2, 3)}),
+    ("Pioneer One 03-20", {"episodes": ()}),
+    # A title word's "2.0" is no channel layout; the X of "DTS-X7.1" is the codec's.
+    (
+        "PIONEER2.0.ANIMATION.PROJECT.S01E02.1080p.WEB-DL.AAC2.0.H.264-Grp",
+        {"title": "PIONEER2 0 ANIMATION PROJECT", "audio": ("AAC", "2.0")},
+    ),
+    ("Sintel.2010.2160p.BluRay.DTS-X7.1.HEVC", {"title": "Sintel", "audio": ("DTS", "7.1")}),
+    # An air date with the day before the month after its year: "2010.23.11".
+    ("Pioneer.One.2010.23.11.HDTV.x264-Grp", {"title": "Pioneer One", "year": 2010}),
+    # A pack in several resolutions counts as its best.
+    ("Pioneer One Season 1 [480p.720p.WEB-DL.H264-Grp]", {"title": "Pioneer One", "resolution": "720p"}),
+    ("Pioneer One [1080p-720p] [BluRay]", {"title": "Pioneer One", "resolution": "1080p"}),
+    # A dotted name writes " - " as ".-.": "S2.-.07" is season 2's episode 7, no range of seasons.
+    ("[Grp].Pioneer.One.S2.-.07.[1080p].mkv", {"title": "Pioneer One", "seasons": (2,), "episodes": (7,)}),
+    # A leading bracket holding an episode code numbers the episode; it names no group.
+    ("[S1.E08] Pioneer One - The Return.srt", {"seasons": (1,), "episodes": (8,), "group": None}),
+    # A year leading a film's name is its year when no other follows; a show's or a title's stays a title.
+    ("2010.Sintel.720p.BluRay.x264", {"title": "Sintel", "year": 2010}),
+    ("2001.A.Space.Odyssey.1968.1080p", {"title": "2001 A Space Odyssey", "year": 1968}),
+    ("1923 S02E01 1080p WEB", {"title": "1923", "year": None}),
+    # "and" glued between two episodes: a double episode.
+    ("Pioneer One - S01E02and03 - The Landing", {"seasons": (1,), "episodes": (2, 3)}),
+    ("Pioneer.One.S01E05.Andromeda.720p", {"episodes": (5,)}),
+    # A film's number after a dash is no episode.
+    ("Sintel Movie - 09 - The Dragon - 1080p", {"episodes": (), "resolution": "1080p"}),
+    # A two-part episode ends the title; a lone part is a film's title word.
+    ("Pioneer.One.Part.1.and.Part.2.HDTV.x264-Grp", {"title": "Pioneer One"}),
+    ("Sintel Part 2 2010 1080p BluRay", {"title": "Sintel Part 2", "year": 2010, "episodes": ()}),
+    # A year before an episode word that has its own numbers is the year, not an episode.
+    ("Sintel 2010 Серии 1-3 WEB-DL", {"title": "Sintel", "year": 2010, "episodes": (1, 2, 3)}),
     # A cartoon's half episode has a letter: "107a", "1x05b".
     ("Pebble Garden - 107a - The Pebble (720p)", {"title": "Pebble Garden", "episodes": (107,)}),
     ("Pebble.Garden.1x05b.The.Pebble", {"title": "Pebble Garden", "seasons": (1,), "episodes": (5,)}),
@@ -414,6 +456,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # An episode after the year, without a group; a name that starts with its season and episode.
     ("Pioneer One (2010) - 05 [720p]", {"title": "Pioneer One", "year": 2010, "episodes": (5,)}),
     ("4-13 Pioneer One 720p", {"title": "Pioneer One", "seasons": (4,), "episodes": (13,)}),
+    ("4-13.Pioneer.One.720p", {"title": "Pioneer One", "seasons": (4,), "episodes": (13,)}),  # dotted alike
     # A leading bracket with a year or a dotted episode holds no group.
     ("[1968] Night of the Living Dead [DVDRip]", {"title": "Night of the Living Dead", "year": 1968}),
     ("[5.01] Pioneer One.avi", {"title": "Pioneer One", "seasons": (5,), "episodes": (1,)}),

@@ -11,7 +11,7 @@ codec, audio, language, log-scaled seeders and closeness to a sensible size.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 import math
 import re
@@ -215,7 +215,7 @@ def rank_releases(
     for item in results:
         result = dict(item)
         name = str(result.get("title") or "")
-        parsed = parse_release(name)
+        parsed = _title_with_its_year(parse_release(name), context)
         reason = _rejection_reason(result, name, parsed, context)
         if reason is not None:
             rejected.append(Rejection(result=result, reason=reason))
@@ -325,6 +325,18 @@ def _rejection_reason(  # noqa: C901, PLR0911 - one flat list of filters reads b
         if limit and size > limit:
             return f"{_size(size)} is over the {_size(limit)} limit"
     return _language_mismatch(parsed, context)
+
+
+def _title_with_its_year(parsed: ParsedRelease, context: _Context) -> ParsedRelease:
+    """Give a wanted title that starts with a year ("1900 Lanterns") a name's leading year back.
+
+    The parser, knowing no title, reads a year that leads a film's name as the film's year ("2010.Sintel").
+    """
+    if context.titles and parsed.year is not None and not _title_matches(parsed.title, context):
+        joined = f"{parsed.year} {parsed.title}"
+        if _title_matches(joined, context):
+            return replace(parsed, title=joined, year=None)
+    return parsed
 
 
 def _title_matches(candidate: str, context: _Context) -> bool:

@@ -15,11 +15,12 @@ from .scan import MASK, Scan, hinted, token
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
 # "S01E01-S01E03", "S01E01 to S01E03", "S01E01 ~ S01E12", "1x01 al 1x10", "S01E01-01E02", "E05,E06",
 # "E05 and E06", "E01~E05", "1x01~1x05",
-# "2x05+2x06", "S01.Ep05-Ep06", and a long-running soap's "Ep10718 - Ep10722".
+# "2x05+2x06", "S01.Ep05-Ep06", "S01E02and03", and a long-running soap's "Ep10718 - Ep10722".
 _MORE_EPISODES: Final = (
     r"(?P<more>(?:[ ._]?-[ ._]?ep\d{4,5}(?!\d)"
     r"|(?:(?:-|[ ._]?~[ ._]?|[ ._](?:to|a|al|ao|à)[ ._])s?(?P=season)(?:e|[x×х])"  # noqa: RUF001 - letters of other scripts, on purpose
-    r"|[ ._]?[-+&,~]?[ ._]?ep?|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
+    r"|[ ._]?[-+&,~]?[ ._]?ep?|and(?:ep?)?"
+    r"|[ ._](?:à|a|al|ao|to|and)[ ._]e|[-+~]\d{1,2}[x×х]|[-~][x×х]?|[+&]|[x×х]"  # noqa: RUF001 - letters of other scripts, on purpose
     r"|\.(?=\d\d[ ._-]))\d{1,3}(?![\dpi]|[a-z]{2}))*)"
 )
 _SXXEYY_RE: Final = re.compile(
@@ -140,11 +141,12 @@ _ORDINAL_WORD_SEASON_RE: Final = token(
     hints=("season", "temporada", "saison", "staffel"),
 )
 # Where the number comes first: "24 серия", "09-я серия", "5. rész", "7.Bolum", "5 выпуск", "5. díl"; a
-# range of them, as Russian trackers number a batch: "1-10 серии".
+# range of them, as Russian trackers number a batch: "1-10 серии". A word with its own number after it
+# numbers that one: "Title 2012 Серии 1-19" is a year and episodes 1 to 19.
 _NUMBER_EPISODE_WORD_RE: Final = token(
     r"(?:(?P<first>\d{1,4})[ ]?-[ ]?)?(?P<episode>\d{1,4})(?:-?я|\.)?[ ._]?"
     r"(?:серия|серии|серія|серії|сер|seriya|seria|rész|resz|bölüm|bolum|выпуск|эпизод|díl)",  # noqa: RUF001 - letters of other scripts, on purpose
-    right="",
+    right=r"(?![a-zа-яіїё]*[ ._:]*(?!(?:19|20)\d\d(?!\d))\d)",  # noqa: RUF001 - letters of other scripts, on purpose
     hints=("сер", "seri", "rész", "resz", "bölüm", "bolum", "выпуск", "эпизод", "díl"),  # noqa: RUF001 - letters of other scripts, on purpose
 )
 _SEASON_RANGE_RE: Final = hinted(
@@ -158,6 +160,7 @@ _SEASON_RANGE_RE: Final = hinted(
     ),
     ("-", "to", "thr", "&", ",", "+"),
 )
+_SPACED_DASH_RE: Final = re.compile(r"[ ._]-[ ._]")
 # British "Series 2": a season; "Series 1-3": three.
 _SERIES_RE: Final = token(
     r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
@@ -221,9 +224,10 @@ _CJK_SEASON_RE: Final = re.compile(
 )
 _CJK_DIGITS: Final = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 # Bare numbers, read only when nothing else numbers the episode (see bare_episode).
-# "Title - 12", "Title - 12-13", "Title - 12 to 24"; a cartoon's half episode: "Title - 107a".
+# "Title - 12", "Title - 12-13", "Title - 12 to 24"; a cartoon's half episode: "Title - 107a". A film's number
+# is no episode: "Title Movie - 09".
 _DASH_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
+    r"(?<=[ ._])(?<!(?i:movie)[ ._])(?<!(?i:film)[ ._])-[ ._]{1,3}(?P<episode>\d{1,4})(?:v\d{1,2}|[ab])?"
     r"(?:[ ]?[-~][ ]?(?P<last>\d{1,4})|[ ](?:to|al)[ ](?P<last_word>\d{1,4}))?"
     r"(?:v\d{1,2})?(?=[ ._]*(?:$|[\[(【\x00]|-[ ._]|[ ._]))",
 )
@@ -257,10 +261,10 @@ _BRACKETED_RANGE_RE: Final = re.compile(
     r"(?P<episode>\d{1,4}) ?[-~] ?(?P<last>\d{1,4})(?:tv)?(?(open)[\])]|(?=[ ._\[(]|$))",
     re.IGNORECASE,
 )
-# A file named by its season and episode before the episode's title: "4-13 Title.mkv" (a zero-padded first
-# number would rather start a range, "01-13 Title").
+# A file named by its season and episode before the episode's title: "4-13 Title.mkv", "4-13.Title.mkv" (a
+# zero-padded first number would rather start a range, "01-13 Title").
 _LEADING_SEASON_EPISODE_RE: Final = re.compile(
-    r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?= [a-z])", re.IGNORECASE
+    r"^(?P<season>[1-9]\d?)-(?P<episode>\d{2})(?=[ .][a-z])", re.IGNORECASE
 )
 # After a group, a zero-padded number and a space are enough: "[Group] 06 Title (720p)".
 _LEADING_NUMBER_RE: Final = re.compile(
@@ -270,11 +274,14 @@ _LEADING_NUMBER_RE: Final = re.compile(
 )
 # Without a group, a range of zero-padded numbers before a tag is still a batch: "Title 01-10 [1080p]" (one
 # that ends the name may be a date: "Title 03-20"); so is a rising range of two-digit ones:
-# "Title_13-15_[BD]".
+# "Title_13-15_[BD]". One of three-digit numbers is no date and may end the name: "Title 104-105".
 _PADDED_RANGE_RE: Final = re.compile(
-    r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d(?=[ ]?[-~][ ]?\d\d(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
-    r"(?=[ ._]*[\[(【\x00])"
+    r"(?<=[ ._])(?P<episode>0\d{1,3}|[1-9]\d{1,2}(?=[ ]?[-~][ ]?\d{2,3}(?!\d)))[ ]?[-~][ ]?(?P<last>\d{2,4})"
+    r"(?=[ ._]*[\[(【\x00]|(?<=\d{3})$)"
 )
+# Without a group, a zero-padded number right before the tags numbers an episode too: "Title 04 [1080p]",
+# "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film).
+_PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d{1,2})(?:v\d)?[ ._]*(?=[\[(【\x00])")
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
 # season 1's 9 and 10.
@@ -334,7 +341,8 @@ def _season_forms(scan: Scan, seasons: list[int], episodes: list[int]) -> None: 
             episodes.extend(_episode_after_season(scan, match.end()))  # "2nd Season - 12"
     for match in scan.every(_SEASON_RANGE_RE):
         first, last = int(match.group("first")), int(match.group("last"))
-        spaced = " - " in match.group(0)  # an anime's "S01 - 13" is an episode; a range is "S01-13"
+        # An anime's "S01 - 13" (".-." in a dotted name) is an episode; a range is "S01-13".
+        spaced = _SPACED_DASH_RE.search(match.group(0)) is not None
         if (last <= first or spaced) and not episodes and "s" not in match.group(0)[1:].lower():
             seasons.append(first)  # "[Group] Title S02 - 01": no range runs backwards, an episode follows
             episodes.append(last)
@@ -545,7 +553,9 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
     match = (
-        _BARE_NUMBER_RE.search(dash_head, start) if leading_group else _PADDED_RANGE_RE.search(head, start)
+        _BARE_NUMBER_RE.search(dash_head, start)
+        if leading_group
+        else _PADDED_RANGE_RE.search(scan.masked, start, end + 1)
     )
     if (
         match
@@ -560,6 +570,9 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
+    if not leading_group and (match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1)):
+        scan.take(match)
+        return [], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
     number = match and (match.group("episode") or match.group("hash") or match.group("paren"))
     if match and number and match.start() > start and not is_year(number):

@@ -73,12 +73,16 @@ _RESOLUTION_PATTERNS: Final = (
         re.compile(r"(?:bd|m)(2160|1080|720)(?![0-9a-z])", re.IGNORECASE),
         ("bd2160", "bd1080", "bd720", "m2160", "m1080", "m720"),
     ),
+    # "HD720", "HD1080": the lines after an HD tag without a "p" (SickGear's anime names).
+    hinted(re.compile(r"(?<![a-z0-9])hd(1080|720)(?![0-9a-z])", re.IGNORECASE), ("hd1080", "hd720")),
 )
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
+# A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it.
 _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
+    r"|(?P<year3>(?:19|20)\d{2})[ .-](?:1[3-9]|2\d|3[01])[ .-](?:0[1-9]|1[0-2])"
     r"|(?:[0-3]\d)[ .-](?:[0-3]\d)[ .-](?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
 # A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
@@ -228,10 +232,12 @@ _AUDIO_PATTERNS: Final = (
     ("MP3", token(r"mp3", hints=("mp3",))),
     ("LPCM", token(r"l?pcm", right=_NO_LETTER, hints=("pcm",))),
 )
-# "5.1", and after an audio codec (masked by then) "DD51", "AAC2 0".
+# "5.1", and after an audio codec (masked by then) "DD51", "AAC2 0". A title word's "2.0" is no layout
+# ("Pioneer2.0"), but the X of "DTS-X7.1" is the codec's.
 _TITLE_WORD_AUDIO: Final = frozenset({"Opus", "Atmos"})
 _CHANNELS_RE: Final = re.compile(
-    r"(?<!\d)(?<!\d\.)([1-9])\.([0-2])(?:ch)?(?!\d)|(?<=\x00)([1-9]) ?([0-2])(?:ch)?(?!\d)", re.IGNORECASE
+    r"(?<![a-wyz\d])(?<!\d\.)([1-9])\.([0-2])(?:ch)?(?!\d)|(?<=\x00)([1-9]) ?([0-2])(?:ch)?(?!\d)",
+    re.IGNORECASE,
 )
 # Release tags that end a title but carry nothing the ranking reads; title words only in capitals.
 _TAGS_RE: Final = token(
@@ -262,6 +268,9 @@ _TAGS_RE: Final = token(
         "vc",
     ),
 )
+# A two-part episode aired as one: "Title.Part.1.and.Part.2.HDTV" (a lone "Part 2" is a film's title word).
+# It ends the title but numbers no episode: guessit reads parts there, SickGear and tvnamer episodes.
+_TWO_PARTS_RE: Final = token(r"part[ ._]?\d{1,2}[ ._]?(?:and|&)[ ._]?part[ ._]?\d{1,2}", hints=("part",))
 _CAPITAL_TAGS_RE: Final = token(
     r"LIMITED|UNCUT|UNCENSORED|EXTENDED|RESTORED|THEATRICAL|IMAX|CRITERION|DUBBED|SUBBED|WS|FS|HC|DC|"
     r"FINAL|PREAIR|PREAiR|REAL|RETAIL|HYBRID|DL|STV|CONVERT|HFR|DOKU|SBS|CD\d(?:of\d)?|\d{2,3}fps",
@@ -364,6 +373,7 @@ def parse_release(name: str) -> ParsedRelease:
     audio = _audio(scan)
     spoken = take_spoken(scan)
     scan.every(_TAGS_RE)
+    scan.every(_TWO_PARTS_RE)
     scan.every(_CAPITAL_TAGS_RE, WEAK)
     other_trash = scan.first(_OTHER_TRASH_RE) is not None
     # A season named by its year ("S2014E18", "1940x01") dates the release when nothing else does.
@@ -437,7 +447,7 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
         if tag is not None and _describes_release(f"[{tag}]"):
             break  # "[BD][1080p] Title": the finders read these
         if group is None and tag is not None and _LEADING_NUMBERS_RE.fullmatch(tag):
-            break  # "[2010] Title", "[5.01] Episode Name": a year or a season's episode, not a group
+            break  # "[2010] Title", "[5.01] Title", "[S1.E08] Title": a year or an episode, not a group
         # "[SubsPlease]" names a group, "[YTS.MX]" names a site.
         if group is None and tag and "." not in tag and tag.lower() not in _NOT_GROUPS:
             group = tag.strip()
@@ -456,7 +466,9 @@ def _strip_prefixes(text: str) -> tuple[str, str | None]:
     return text, group or None
 
 
-_LEADING_NUMBERS_RE: Final = re.compile(r"(?:19|20)\d\d|\d{1,2}\.\d{2,3}")
+_LEADING_NUMBERS_RE: Final = re.compile(
+    r"(?:19|20)\d\d|\d{1,2}\.\d{2,3}|s\d{1,3}[ .]?e\d{1,4}|\d{1,2}x\d{2,3}", re.IGNORECASE
+)
 _NUMBER_TAG_RE: Final = re.compile(
     r"第?\d{1,4}(?:v\d)?[話话集回]?|\d{1,4} ?[-~] ?\d{1,4}(?:tv)?", re.IGNORECASE
 )
@@ -482,6 +494,8 @@ def _resolution(scan: Scan) -> str | None:
             return "2160p"
         if index == 4:  # noqa: PLR2004 - Full HD
             return "1080p"
+        if index == 1:  # a pack in several resolutions ("[480p.720p]", "[720p-1080p]") counts as its best
+            return _tier(max(int(found.group(1)) for found in (match, *scan.every(pattern))))
         return _tier(int(match.group(1)))
     return None
 
@@ -500,7 +514,7 @@ def _date(scan: Scan) -> int | None:
     match = scan.first(_DATE_RE)
     if match is None:
         return None
-    return int(match.group("year") or match.group("year2"))
+    return int(match.group("year") or match.group("year2") or match.group("year3"))
 
 
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
@@ -603,6 +617,18 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
         and (absolute := _ABSOLUTE_BEFORE_CODE_RE.search(scan.text, 0, end))
     ):
         end = absolute.start()  # "Title - 313 - S16E03": the episode's absolute number is no title word
+    if (
+        year is None
+        and not show
+        and (lead := _LEADING_YEAR_RE.match(scan.masked))
+        and int(lead.group(1)) <= latest
+        and lead.end() < end
+        and (title := _clean_title(scan.text[lead.end() : end], before_tags=before_tags))
+    ):
+        # A film's year may lead its name when no other year follows: "2010.Sintel.720p" ("1917 2019",
+        # "2001.A.Space.Odyssey.1968" are titles, and so is a show's "1923 S01E01").
+        scan.take(lead, 0)
+        return lead.end(), end, int(lead.group(1)), title
     # A title a year ends keeps a language word before it ("Sintel German 2010"): a tag follows the year.
     if title := _clean_title(scan.text[:end], before_tags=before_tags):
         return 0, end, year, title
@@ -617,6 +643,7 @@ def _title_span(scan: Scan, date_year: int | None, *, show: bool) -> tuple[int, 
     return 0, len(scan.text), year, _clean_title(scan.text)
 
 
+_LEADING_YEAR_RE: Final = re.compile(r"((?:19|20)\d{2})[ ._]+(?=[a-z]{2})", re.IGNORECASE)
 # An anime episode's absolute number, between dashes or as a range, right before its season code:
 # "Title - 313 - S16E03", "Title.313-315.S16E03-05" ("Catch-22 S01E01", "9-1-1 S01E01" are titles).
 _ABSOLUTE_BEFORE_CODE_RE: Final = re.compile(
