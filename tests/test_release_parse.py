@@ -329,6 +329,7 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 04 vostfr [1080p]", {"title": "Pioneer One", "episodes": (4,)}),
     ("Pioneer One 09 HD720", {"title": "Pioneer One", "episodes": (9,), "resolution": "720p"}),
     ("Apollo 13 1080p", {"title": "Apollo 13", "episodes": ()}),
+    ("Locker 007 [1080p]", {"title": "Locker 007", "episodes": ()}),
     # A rising range of three-digit numbers is a batch even at the end of a name (no date is written so); a
     # padded range before a resolution's tag too; "03-20" ending a name may be a date.
     ("Pioneer One 104-105", {"title": "Pioneer One", "episodes": (104, 105)}),

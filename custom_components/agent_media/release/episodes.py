@@ -280,8 +280,9 @@ _PADDED_RANGE_RE: Final = re.compile(
     r"(?=[ ._]*[\[(【\x00]|(?<=\d{3})$)"
 )
 # Without a group, a zero-padded number right before the tags numbers an episode too: "Title 04 [1080p]",
-# "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film).
-_PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d{1,2})(?:v\d)?[ ._]*(?=[\[(【\x00])")
+# "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film; when it is, it is
+# three digits long, "Locker 007 [1080p]").
+_PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d)(?:v\d)?[ ._]*(?=[\[(【\x00])")
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
 # season 1's 9 and 10.
