@@ -199,6 +199,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 01 - 12 Season 1 Complete [720p]", {"seasons": (1,)}),
     ("Pebble Garden - Series 1 (1970) DivX", {"title": "Pebble Garden", "seasons": (1,), "year": 1970}),
     ("Pebble.Garden.Series.2.Part.11.HDTV", {"title": "Pebble Garden", "seasons": (2,), "episodes": (11,)}),
+    # "Series4" glued to its number is still British, not a season code glued to a title.
+    ("Pioneer One - Series4 Episode2", {"title": "Pioneer One", "seasons": (4,), "episodes": (2,)}),
     ("Mobile Series 00 S1 [1080p]", {"title": "Mobile Series 00", "seasons": (1,)}),
     ("Pebble.Garden.1xAll", {"title": "Pebble Garden", "seasons": (1,)}),
     ("Pioneer 60 Сезон 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),

@@ -25,9 +25,9 @@ _MORE_EPISODES: Final = (
 )
 _SXXEYY_RE: Final = re.compile(
     # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
-    # title: "SintelS01E02"; a letter O typed for the zero: "SO2E04".
-    # The letter comes first so that the search skips ahead to it.
-    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s))(?P<season>\d{1,3}|(?:19|20)\d{2}|o\d)(?![\d])"
+    # title: "SintelS01E02" (but "Series4 Episode2" is British "Series 4"); a letter O typed for the zero:
+    # "SO2E04". The letter comes first so that the search skips ahead to it.
+    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s)(?<!series))(?P<season>\d{1,3}|(?:19|20)\d{2}|o\d)(?![\d])"
     r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
@@ -161,9 +161,9 @@ _SEASON_RANGE_RE: Final = hinted(
     ("-", "to", "thr", "&", ",", "+"),
 )
 _SPACED_DASH_RE: Final = re.compile(r"[ ._]-[ ._]")
-# British "Series 2": a season; "Series 1-3": three.
+# British "Series 2": a season; "Series 1-3": three; "Series2" glued to its number as well.
 _SERIES_RE: Final = token(
-    r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
+    r"series[ ._]?(?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
     right=r"(?![a-z0-9])",
     hints=("series",),
 )
