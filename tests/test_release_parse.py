@@ -619,6 +619,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Lines glued to a Blu-ray's or a MicroHD's letters without a "p".
     ("Sintel.2010.BD1080.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     ("Sintel.2010.M720.x264", {"title": "Sintel", "resolution": "720p"}),
+    # An air date as an American writes it ends the title.
+    ("Pioneer One 10/25/2010 720p HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
     # A letter O typed for a season's zero.
     ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
     # A language named in its own tongue; a title's word before the year stays the title's.

@@ -79,11 +79,12 @@ _RESOLUTION_PATTERNS: Final = (
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
-# A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it.
+# A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it, as
+# an American writes it too ("10/25/2010").
 _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
     r"|(?P<year3>(?:19|20)\d{2})[ .-](?:1[3-9]|2\d|3[01])[ .-](?:0[1-9]|1[0-2])"
-    r"|(?:[0-3]\d)[ .-](?:[0-3]\d)[ .-](?P<year2>(?:19|20)\d{2}))(?![0-9])"
+    r"|(?:[0-3]\d)[ ./-](?:[0-3]\d)(?:[ .-]|(?<=/\d\d)/)(?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
 # A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
