@@ -619,6 +619,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Lines glued to a Blu-ray's or a MicroHD's letters without a "p".
     ("Sintel.2010.BD1080.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     ("Sintel.2010.M720.x264", {"title": "Sintel", "resolution": "720p"}),
+    # Without a group, a number of two or three digits before a checksum is an episode; one digit, a film's
+    # number, or a volume's, is not.
+    ("Sintel 63 [1A2B3C4D].mkv", {"title": "Sintel", "episodes": (63,)}),
+    ("Sintel 2 [1A2B3C4D].mkv", {"title": "Sintel 2", "episodes": ()}),
+    ("Sintel Movie 12 [1A2B3C4D].mkv", {"title": "Sintel Movie 12", "episodes": ()}),
+    ("Sintel Vol.12 [1A2B3C4D].mkv", {"episodes": ()}),
     # An air date as an American writes it ends the title.
     ("Pioneer One 10/25/2010 720p HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
     # A letter O typed for a season's zero.

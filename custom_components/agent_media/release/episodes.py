@@ -283,6 +283,14 @@ _PADDED_RANGE_RE: Final = re.compile(
 # "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film; when it is, it is
 # three digits long, "Locker 007 [1080p]").
 _PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d)(?:v\d)?[ ._]*(?=[\[(【\x00])")
+# Without a group, a number of two or three digits right before a checksum is an episode too: a checksum
+# marks a fansub's file, "Title 63 [1A2B3C4D].mkv", as guessit reads it (a single digit may be a film's
+# sequel, "Title 2 [1A2B3C4D].mkv"; a film's or a volume's number is none, "Title Movie 12 [1A2B3C4D]").
+_NUMBER_BEFORE_CHECKSUM_RE: Final = re.compile(
+    r"(?<=[ ._])(?<!movie[ ._])(?<!film[ ._])(?<!vol[ ._])(?<!volume[ ._])"
+    r"(?P<episode>\d{2,3})(?:v\d)?[ ._]*(?=[\[(][0-9a-f]{8}[\])])",
+    re.IGNORECASE,
+)
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
 # season 1's 9 and 10.
@@ -571,7 +579,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
-    if not leading_group and (match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1)):
+    if not leading_group and (match := _number_before_tags(scan, start, end)):
         scan.take(match)
         return [], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
@@ -593,6 +601,16 @@ def bare_episode(  # noqa: PLR0911 - one return per form
             min(match.start(), end),
         )
     return _number_before_tv(scan, start, end)
+
+
+def _number_before_tags(scan: Scan, start: int, end: int) -> re.Match[str] | None:
+    """Without a group, find "Title 04 [1080p]" or "Title 63 [1A2B3C4D].mkv" (see the patterns)."""
+    if match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1):
+        return match
+    match = _NUMBER_BEFORE_CHECKSUM_RE.search(scan.text, start)
+    if match and match.start() <= end and MASK not in scan.masked[match.start() : match.end("episode")]:
+        return match
+    return None
 
 
 def _number_before_tv(scan: Scan, start: int, end: int) -> tuple[list[int], list[int], int, int]:
