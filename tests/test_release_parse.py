@@ -616,6 +616,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # A season's OVA numbered after a dash is its episode.
     ("Sintel S2 OVA - 02.mkv", {"title": "Sintel", "seasons": (2,), "episodes": (2,)}),
     ("Sintel Season 1 OVA [Grp] OVA - 05.mkv", {"title": "Sintel", "seasons": (1,), "episodes": (5,)}),
+    # A Blu-ray's encode named "BluRayRip" as "BDRip" is.
+    ("Sintel.2010.BluRayRip.720p", {"title": "Sintel", "source": "bluray"}),
     # Lines glued to a Blu-ray's or a MicroHD's letters without a "p".
     ("Sintel.2010.BD1080.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     ("Sintel.2010.M720.x264", {"title": "Sintel", "resolution": "720p"}),

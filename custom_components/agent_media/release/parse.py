@@ -153,8 +153,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "bluray",
         token(
-            # "MBluRay": a "mini" Blu-ray encode; "BD5", "BD9": a Blu-ray's encode sized for a DVD.
-            r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|"
+            # "MBluRay": a "mini" Blu-ray encode; "BluRayRip" an encode as "BDRip"; "BD5", "BD9": a Blu-ray's
+            # encode sized for a DVD.
+            r"m?blu[ .-]?ray(?:[ .-]?rip)?|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|"
             r"(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd(?:[ .-]?rip)?|bd[ .-]?light|bd(?=\x00)|"
             # Whole discs: "UHDBD", "BR-DISK", "BDISO"; a UHD disc's encode: "UHDBDRip", "UHD2BD".
