@@ -613,6 +613,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # season's episode 16, in a dotted one a list of seasons.
     ("Pioneer-1. Season 4.16. (2010).avi", {"title": "Pioneer-1", "seasons": (4,), "episodes": (16,)}),
     ("Pioneer.One.Season.4.16.720p", {"seasons": (4, 16), "episodes": ()}),
+    # After a group, a number after a dash right before the season is its episode; a title's number before
+    # words is not.
+    ("[Grp] Sintel - 05 (S2) [1080p]", {"title": "Sintel", "seasons": (2,), "episodes": (5,)}),
+    ("[Grp] Sintel - 100 Days S2 [1080p]", {"title": "Sintel - 100 Days", "seasons": (2,), "episodes": ()}),
     # A season's OVA numbered after a dash is its episode.
     ("Sintel S2 OVA - 02.mkv", {"title": "Sintel", "seasons": (2,), "episodes": (2,)}),
     ("Sintel Season 1 OVA [Grp] OVA - 05.mkv", {"title": "Sintel", "seasons": (1,), "episodes": (5,)}),

@@ -524,6 +524,23 @@ def _cjk_number(text: str) -> int:
     return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
+def episode_before_season(scan: Scan, start: int, end: int) -> tuple[list[int], int]:
+    """Read "[Group] Title - 05 (S2)": an anime's episode after a dash, before its season (episodes, end).
+
+    Only right before brackets or the season: "[Group] Title - 100 Days S2" keeps its number.
+    """
+    match = _DASH_NUMBER_RE.search(scan.masked, start, end + 1)
+    if (
+        match is None
+        or is_year(match.group("episode"))
+        or scan.masked[match.end() :].lstrip(" ._")[:1] not in {"(", "[", MASK}
+    ):
+        return [], end
+    scan.take(match)
+    last = match.group("last") or match.group("last_word")
+    return _episode_range(int(match.group("episode")), last), match.start()
+
+
 def bare_episode(  # noqa: PLR0911 - one return per form
     scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None, is_file: bool
 ) -> tuple[list[int], list[int], int, int]:

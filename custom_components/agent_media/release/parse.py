@@ -20,7 +20,7 @@ import re
 from typing import Final
 
 from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
-from .episodes import bare_episode, is_year, seasons_and_episodes
+from .episodes import bare_episode, episode_before_season, is_year, seasons_and_episodes
 from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
 from .scan import STRONG, WEAK, WORD_END, Scan, fold, hinted, may_match, token
 
@@ -387,6 +387,10 @@ def parse_release(name: str) -> ParsedRelease:
         )
         if (new_start, new_end) != (start, end):
             start, end, title = new_start, new_end, _clean_title(scan.text[new_start:new_end])
+    elif leading_group and not episodes:
+        episodes, new_end = episode_before_season(scan, start, end)
+        if new_end != end:
+            end, title = new_end, _clean_title(scan.text[start:new_end])
     source = _source(sources, end) or ("bluray" if disc_stream else None)
     if source == "bluray" and "german" in scan.folded and _GERMAN_REMUX_RE.search(text):
         source = "remux"
