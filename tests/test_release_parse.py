@@ -631,8 +631,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel 2 [1A2B3C4D].mkv", {"title": "Sintel 2", "episodes": ()}),
     ("Sintel Movie 12 [1A2B3C4D].mkv", {"title": "Sintel Movie 12", "episodes": ()}),
     ("Sintel Vol.12 [1A2B3C4D].mkv", {"episodes": ()}),
-    # An air date as an American writes it ends the title.
+    # An air date as an American writes it, or as a daily show's in one number, ends the title.
     ("Pioneer One 10/25/2010 720p HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
+    ("Pioneer.One.20101025.HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
+    ("Pioneer One TT20101025 720p", {"title": "Pioneer One TT20101025", "year": None}),
     # A letter O typed for a season's zero.
     ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
     # A language named in its own tongue; a title's word before the year stays the title's.

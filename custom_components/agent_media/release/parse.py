@@ -80,9 +80,10 @@ _RESOLUTION_PATTERNS: Final = (
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
 # A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it, as
-# an American writes it too ("10/25/2010").
+# an American writes it too ("10/25/2010"); a daily show's written in one number, "Title.20101025.HDTV".
 _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
+    r"|(?<![a-zA-Z])(?P<year4>(?:19|20)\d{2})(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])"  # not an id's "tt20101025"
     r"|(?P<year3>(?:19|20)\d{2})[ .-](?:1[3-9]|2\d|3[01])[ .-](?:0[1-9]|1[0-2])"
     r"|(?:[0-3]\d)[ ./-](?:[0-3]\d)(?:[ .-]|(?<=/\d\d)/)(?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
@@ -520,7 +521,7 @@ def _date(scan: Scan) -> int | None:
     match = scan.first(_DATE_RE)
     if match is None:
         return None
-    return int(match.group("year") or match.group("year2") or match.group("year3"))
+    return int(match.group("year") or match.group("year2") or match.group("year3") or match.group("year4"))
 
 
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
