@@ -199,6 +199,8 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pebble Garden 01 - 12 Season 1 Complete [720p]", {"seasons": (1,)}),
     ("Pebble Garden - Series 1 (1970) DivX", {"title": "Pebble Garden", "seasons": (1,), "year": 1970}),
     ("Pebble.Garden.Series.2.Part.11.HDTV", {"title": "Pebble Garden", "seasons": (2,), "episodes": (11,)}),
+    # "Series4" glued to its number is still British, not a season code glued to a title.
+    ("Pioneer One - Series4 Episode2", {"title": "Pioneer One", "seasons": (4,), "episodes": (2,)}),
     ("Mobile Series 00 S1 [1080p]", {"title": "Mobile Series 00", "seasons": (1,)}),
     ("Pebble.Garden.1xAll", {"title": "Pebble Garden", "seasons": (1,)}),
     ("Pioneer 60 Сезон 5 1080p", {"title": "Pioneer 60", "seasons": (5,)}),
@@ -611,12 +613,28 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # season's episode 16, in a dotted one a list of seasons.
     ("Pioneer-1. Season 4.16. (2010).avi", {"title": "Pioneer-1", "seasons": (4,), "episodes": (16,)}),
     ("Pioneer.One.Season.4.16.720p", {"seasons": (4, 16), "episodes": ()}),
+    # After a group, a number after a dash right before the season is its episode; a title's number before
+    # words is not.
+    ("[Grp] Sintel - 05 (S2) [1080p]", {"title": "Sintel", "seasons": (2,), "episodes": (5,)}),
+    ("[Grp] Sintel - 100 Days S2 [1080p]", {"title": "Sintel - 100 Days", "seasons": (2,), "episodes": ()}),
     # A season's OVA numbered after a dash is its episode.
     ("Sintel S2 OVA - 02.mkv", {"title": "Sintel", "seasons": (2,), "episodes": (2,)}),
     ("Sintel Season 1 OVA [Grp] OVA - 05.mkv", {"title": "Sintel", "seasons": (1,), "episodes": (5,)}),
+    # A Blu-ray's encode named "BluRayRip" as "BDRip" is.
+    ("Sintel.2010.BluRayRip.720p", {"title": "Sintel", "source": "bluray"}),
     # Lines glued to a Blu-ray's or a MicroHD's letters without a "p".
     ("Sintel.2010.BD1080.x264", {"title": "Sintel", "resolution": "1080p", "source": "bluray"}),
     ("Sintel.2010.M720.x264", {"title": "Sintel", "resolution": "720p"}),
+    # Without a group, a number of two or three digits before a checksum is an episode; one digit, a film's
+    # number, or a volume's, is not.
+    ("Sintel 63 [1A2B3C4D].mkv", {"title": "Sintel", "episodes": (63,)}),
+    ("Sintel 2 [1A2B3C4D].mkv", {"title": "Sintel 2", "episodes": ()}),
+    ("Sintel Movie 12 [1A2B3C4D].mkv", {"title": "Sintel Movie 12", "episodes": ()}),
+    ("Sintel Vol.12 [1A2B3C4D].mkv", {"episodes": ()}),
+    # An air date as an American writes it, or as a daily show's in one number, ends the title.
+    ("Pioneer One 10/25/2010 720p HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
+    ("Pioneer.One.20101025.HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
+    ("Pioneer One TT20101025 720p", {"title": "Pioneer One TT20101025", "year": None}),
     # A letter O typed for a season's zero.
     ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
     # A language named in its own tongue; a title's word before the year stays the title's.

@@ -25,9 +25,9 @@ _MORE_EPISODES: Final = (
 )
 _SXXEYY_RE: Final = re.compile(
     # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
-    # title: "SintelS01E02"; a letter O typed for the zero: "SO2E04".
-    # The letter comes first so that the search skips ahead to it.
-    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s))(?P<season>\d{1,3}|(?:19|20)\d{2}|o\d)(?![\d])"
+    # title: "SintelS01E02" (but "Series4 Episode2" is British "Series 4"); a letter O typed for the zero:
+    # "SO2E04". The letter comes first so that the search skips ahead to it.
+    r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s)(?<!series))(?P<season>\d{1,3}|(?:19|20)\d{2}|o\d)(?![\d])"
     r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
@@ -161,9 +161,9 @@ _SEASON_RANGE_RE: Final = hinted(
     ("-", "to", "thr", "&", ",", "+"),
 )
 _SPACED_DASH_RE: Final = re.compile(r"[ ._]-[ ._]")
-# British "Series 2": a season; "Series 1-3": three.
+# British "Series 2": a season; "Series 1-3": three; "Series2" glued to its number as well.
 _SERIES_RE: Final = token(
-    r"series[ ._](?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
+    r"series[ ._]?(?P<season>[1-9]\d?)(?!\d)(?:-(?P<last>[1-9]\d?)(?!\d))?",
     right=r"(?![a-z0-9])",
     hints=("series",),
 )
@@ -283,6 +283,14 @@ _PADDED_RANGE_RE: Final = re.compile(
 # "Title 09 HD720" (a title's own number is rarely padded: "Apollo 13 1080p" stays a film; when it is, it is
 # three digits long, "Locker 007 [1080p]").
 _PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d)(?:v\d)?[ ._]*(?=[\[(【\x00])")
+# Without a group, a number of two or three digits right before a checksum is an episode too: a checksum
+# marks a fansub's file, "Title 63 [1A2B3C4D].mkv", as guessit reads it (a single digit may be a film's
+# sequel, "Title 2 [1A2B3C4D].mkv"; a film's or a volume's number is none, "Title Movie 12 [1A2B3C4D]").
+_NUMBER_BEFORE_CHECKSUM_RE: Final = re.compile(
+    r"(?<=[ ._])(?<!movie[ ._])(?<!film[ ._])(?<!vol[ ._])(?<!volume[ ._])"
+    r"(?P<episode>\d{2,3})(?:v\d)?[ ._]*(?=[\[(][0-9a-f]{8}[\])])",
+    re.IGNORECASE,
+)
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the
 # scene's packed double episodes too: "Title.10708.hdtv" is season 1's episodes 7 and 8, "Title.010910.hdtv"
 # season 1's 9 and 10.
@@ -516,6 +524,23 @@ def _cjk_number(text: str) -> int:
     return (_CJK_DIGITS.get(tens, 1) if tens else 1) * 10 + _CJK_DIGITS.get(units, 0)
 
 
+def episode_before_season(scan: Scan, start: int, end: int) -> tuple[list[int], int]:
+    """Read "[Group] Title - 05 (S2)": an anime's episode after a dash, before its season (episodes, end).
+
+    Only right before brackets or the season: "[Group] Title - 100 Days S2" keeps its number.
+    """
+    match = _DASH_NUMBER_RE.search(scan.masked, start, end + 1)
+    if (
+        match is None
+        or is_year(match.group("episode"))
+        or scan.masked[match.end() :].lstrip(" ._")[:1] not in {"(", "[", MASK}
+    ):
+        return [], end
+    scan.take(match)
+    last = match.group("last") or match.group("last_word")
+    return _episode_range(int(match.group("episode")), last), match.start()
+
+
 def bare_episode(  # noqa: PLR0911 - one return per form
     scan: Scan, start: int, end: int, *, leading_group: str | None, year: int | None, is_file: bool
 ) -> tuple[list[int], list[int], int, int]:
@@ -571,7 +596,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
-    if not leading_group and (match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1)):
+    if not leading_group and (match := _number_before_tags(scan, start, end)):
         scan.take(match)
         return [], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
@@ -593,6 +618,16 @@ def bare_episode(  # noqa: PLR0911 - one return per form
             min(match.start(), end),
         )
     return _number_before_tv(scan, start, end)
+
+
+def _number_before_tags(scan: Scan, start: int, end: int) -> re.Match[str] | None:
+    """Without a group, find "Title 04 [1080p]" or "Title 63 [1A2B3C4D].mkv" (see the patterns)."""
+    if match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1):
+        return match
+    match = _NUMBER_BEFORE_CHECKSUM_RE.search(scan.text, start)
+    if match and match.start() <= end and MASK not in scan.masked[match.start() : match.end("episode")]:
+        return match
+    return None
 
 
 def _number_before_tv(scan: Scan, start: int, end: int) -> tuple[list[int], list[int], int, int]:

@@ -20,7 +20,7 @@ import re
 from typing import Final
 
 from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
-from .episodes import bare_episode, is_year, seasons_and_episodes
+from .episodes import bare_episode, episode_before_season, is_year, seasons_and_episodes
 from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
 from .scan import STRONG, WEAK, WORD_END, Scan, fold, hinted, may_match, token
 
@@ -79,11 +79,13 @@ _RESOLUTION_PATTERNS: Final = (
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
-# A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it.
+# A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it, as
+# an American writes it too ("10/25/2010"); a daily show's written in one number, "Title.20101025.HDTV".
 _DATE_RE: Final = re.compile(
     r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
+    r"|(?<![a-zA-Z])(?P<year4>(?:19|20)\d{2})(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])"  # not an id's "tt20101025"
     r"|(?P<year3>(?:19|20)\d{2})[ .-](?:1[3-9]|2\d|3[01])[ .-](?:0[1-9]|1[0-2])"
-    r"|(?:[0-3]\d)[ .-](?:[0-3]\d)[ .-](?P<year2>(?:19|20)\d{2}))(?![0-9])"
+    r"|(?:[0-3]\d)[ ./-](?:[0-3]\d)(?:[ .-]|(?<=/\d\d)/)(?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
 # A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
@@ -152,8 +154,9 @@ _SOURCE_PATTERNS: Final = (
     (
         "bluray",
         token(
-            # "MBluRay": a "mini" Blu-ray encode; "BD5", "BD9": a Blu-ray's encode sized for a DVD.
-            r"m?blu[ .-]?ray|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|"
+            # "MBluRay": a "mini" Blu-ray encode; "BluRayRip" an encode as "BDRip"; "BD5", "BD9": a Blu-ray's
+            # encode sized for a DVD.
+            r"m?blu[ .-]?ray(?:[ .-]?rip)?|b[dr][ .-]?rip|bdr|bd(?:5|9|25|50)|bd[ .-]?rm|bdmv|"
             r"(?<=[\[( ._-])bd(?=[\]) .,_-])|"
             r"b[dr](?:rip)?[ .-]?mux|hd[ .-]?dvd(?:[ .-]?rip)?|bd[ .-]?light|bd(?=\x00)|"
             # Whole discs: "UHDBD", "BR-DISK", "BDISO"; a UHD disc's encode: "UHDBDRip", "UHD2BD".
@@ -385,6 +388,10 @@ def parse_release(name: str) -> ParsedRelease:
         )
         if (new_start, new_end) != (start, end):
             start, end, title = new_start, new_end, _clean_title(scan.text[new_start:new_end])
+    elif leading_group and not episodes:
+        episodes, new_end = episode_before_season(scan, start, end)
+        if new_end != end:
+            end, title = new_end, _clean_title(scan.text[start:new_end])
     source = _source(sources, end) or ("bluray" if disc_stream else None)
     if source == "bluray" and "german" in scan.folded and _GERMAN_REMUX_RE.search(text):
         source = "remux"
@@ -514,7 +521,7 @@ def _date(scan: Scan) -> int | None:
     match = scan.first(_DATE_RE)
     if match is None:
         return None
-    return int(match.group("year") or match.group("year2") or match.group("year3"))
+    return int(match.group("year") or match.group("year2") or match.group("year3") or match.group("year4"))
 
 
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
