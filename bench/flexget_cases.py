@@ -29,14 +29,14 @@ the repository.
 
 from __future__ import annotations
 
-import argparse
 import ast
-import json
-from pathlib import Path
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from vocabulary import RESOLUTION_WORDS, SOURCE_WORDS, numbers, source_of, write_corpus
+from vocabulary import RESOLUTION_WORDS, SOURCE_WORDS, extractor_arguments, numbers, source_of, write_corpus
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # Tests of which of a name's conflicting values Flexget prefers: no truth of the name to label.
 _PREFERENCES = frozenset({"test_multiple_property_values"})  # two years, two sources in one name
@@ -268,23 +268,14 @@ def labels(docstring: str, call: _Call, *, film: bool) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("checkout", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--without", type=Path, action="append", default=[], help="drop the names it holds")
-    args = parser.parse_args()
-    elsewhere = {
-        case["name"]
-        for path in args.without
-        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]
-    }
+    checkout, out, elsewhere = extractor_arguments()
     cases: dict[str, dict[str, Any]] = {}
     for module, film in (("test_seriesparser.py", False), ("test_movieparser.py", True)):
-        for docstring, call in calls_of(args.checkout / "tests" / module):
+        for docstring, call in calls_of(checkout / "tests" / module):
             if call.name not in elsewhere:
                 cases.setdefault(call.name, {}).update(labels(docstring, call, film=film))
     labelled = [{"corpus": "flexget", "name": name, "expected": cases[name]} for name in cases if cases[name]]
-    write_corpus(args.out, labelled)
+    write_corpus(out, labelled)
 
 
 if __name__ == "__main__":

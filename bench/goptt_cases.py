@@ -14,15 +14,12 @@ release names.
 
 from __future__ import annotations
 
-import argparse
 import ast
-import json
-from pathlib import Path
 import re
 from typing import Any
 
 from ptt_cases import SUBTITLES_RE, vocabulary
-from vocabulary import write_corpus
+from vocabulary import extractor_arguments, write_corpus
 
 _TOKEN_RE = re.compile(
     r'"(?:[^"\\\n]|\\.)*"|`[^`]*`|-?\d+|[A-Za-z_][A-Za-z0-9_.]*|[{}\[\](),:&]|//[^\n]*|\s+|.', re.DOTALL
@@ -164,18 +161,9 @@ def whole_result(result: dict[str, Any]) -> dict[str, Any]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("checkout", type=Path)
-    parser.add_argument("out", type=Path)
-    parser.add_argument("--without", type=Path, action="append", default=[], help="drop the names it holds")
-    args = parser.parse_args()
-    elsewhere = {
-        case["name"]
-        for path in args.without
-        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]
-    }
+    checkout, out, elsewhere = extractor_arguments()
     cases: dict[str, dict[str, Any]] = {}
-    for path in sorted(args.checkout.glob("*_test.go")):
+    for path in sorted(checkout.glob("*_test.go")):
         for fields, rows in tables(path.read_text(encoding="utf-8")):
             if "ttitle" not in fields:
                 continue
@@ -193,7 +181,7 @@ def main() -> None:
         if "languages" in expected and SUBTITLES_RE.search(name):
             expected["languages"] = "oov:subtitles named"
     labelled = [{"corpus": "go-ptt", "name": name, "expected": cases[name]} for name in cases if cases[name]]
-    write_corpus(args.out, labelled)
+    write_corpus(out, labelled)
 
 
 if __name__ == "__main__":

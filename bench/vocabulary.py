@@ -6,12 +6,11 @@ parser loses a case to a spelling ("1080i", "576p", "BRRip", "Blu-ray", "ENG").
 
 from __future__ import annotations
 
+import argparse
 import json
+from pathlib import Path
 import re
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from typing import Any
 
 # The tiers the ranking knows; every height maps to one (1080i -> 1080p, 576p/360p -> 480p).
 RESOLUTION_WORDS = {
@@ -149,3 +148,21 @@ def write_corpus(out: Path, cases: list[dict[str, Any]]) -> None:
     """Write a labelled corpus for bench/parse.py ({"cases": [...]}) and say how many names it holds."""
     out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
     print(f"{len(cases)} names written to {out}")
+
+
+def extractor_arguments() -> tuple[Path, Path, set[str]]:
+    """Read a corpus extractor's command line: the checkout, the output, and the names `--without` drops.
+
+    `--without OTHER.json` (repeatable) names corpora whose names are not counted a second time.
+    """
+    parser = argparse.ArgumentParser()
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--without", type=Path, action="append", default=[], help="drop the names it holds")
+    args = parser.parse_args()
+    elsewhere = {
+        case["name"]
+        for path in args.without
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]
+    }
+    return args.checkout, args.out, elsewhere
