@@ -635,6 +635,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Pioneer One 10/25/2010 720p HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
     ("Pioneer.One.20101025.HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
     ("Pioneer One TT20101025 720p", {"title": "Pioneer One TT20101025", "year": None}),
+    # An air date with the month's name ends the title too; a month and a year alone date nothing.
+    ("Pioneer.One.25.Oct.2010.HDTV.x264-Grp", {"title": "Pioneer One", "year": 2010}),
+    ("Pioneer One 25th October 2010 720p", {"title": "Pioneer One", "year": 2010}),
+    ("Pioneer One Oct 25, 2010 720p", {"title": "Pioneer One", "year": 2010}),
+    ("Pioneer.One.2010.Oct.25.HDTV", {"title": "Pioneer One", "year": 2010, "episodes": ()}),
+    ("Sintel.March.2010.720p", {"title": "Sintel March", "year": 2010}),
     # A letter O typed for a season's zero.
     ("Pioneer One SO2E04.avi", {"title": "Pioneer One", "seasons": (2,), "episodes": (4,)}),
     # A language named in its own tongue; a title's word before the year stays the title's.

@@ -87,6 +87,19 @@ _DATE_RE: Final = re.compile(
     r"|(?P<year3>(?:19|20)\d{2})[ .-](?:1[3-9]|2\d|3[01])[ .-](?:0[1-9]|1[0-2])"
     r"|(?:[0-3]\d)[ ./-](?:[0-3]\d)(?:[ .-]|(?<=/\d\d)/)(?P<year2>(?:19|20)\d{2}))(?![0-9])"
 )
+# A date with the month's name, as a daily show is dated: "25.Oct.2010", "25th October 2010", "Oct 25, 2010",
+# "2010 Oct 25" (a month and a year alone date nothing: "Sintel.March.2010" may be a title's).
+_MONTHS: Final = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
+    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DAY: Final = r"(?:[0-2]?[1-9]|[123]0|31)(?:st|nd|rd|th)?"
+_MONTH_DATE_RE: Final = token(
+    rf"{_DAY}[ .-]{_MONTHS}[ .,-]{{1,2}}(?P<year>(?:19|20)\d{{2}})"
+    rf"|{_MONTHS}[ .-]{_DAY}[ .,-]{{1,2}}(?P<year2>(?:19|20)\d{{2}})"
+    rf"|(?P<year3>(?:19|20)\d{{2}})[ .-]{_MONTHS}[ .-]{_DAY}",
+    hints=("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
+)
 # A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
     re.compile(
@@ -518,10 +531,10 @@ def _tier(lines: int) -> str:
 
 
 def _date(scan: Scan) -> int | None:
-    match = scan.first(_DATE_RE)
+    match = scan.first(_DATE_RE) or scan.first(_MONTH_DATE_RE)
     if match is None:
         return None
-    return int(match.group("year") or match.group("year2") or match.group("year3") or match.group("year4"))
+    return int(next(year for year in match.groups() if year is not None))  # their only groups are years
 
 
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
