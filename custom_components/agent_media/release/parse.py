@@ -20,6 +20,7 @@ import re
 from typing import Final
 
 from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
+from .dates import date_year_of
 from .episodes import bare_episode, episode_before_season, is_year, seasons_and_episodes
 from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
 from .scan import STRONG, WEAK, WORD_END, Scan, fold, hinted, may_match, token
@@ -79,27 +80,6 @@ _RESOLUTION_PATTERNS: Final = (
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
-# A date: year, month, day; day and month either way round after the year ("2010.23.11") or before it, as
-# an American writes it too ("10/25/2010"); a daily show's written in one number, "Title.20101025.HDTV".
-_DATE_RE: Final = re.compile(
-    r"(?<![0-9])(?:(?P<year>(?:19|20)\d{2})[ .-](?:0[1-9]|1[0-2])[ .-](?:[0-2]\d|3[01])"
-    r"|(?<![a-zA-Z])(?P<year4>(?:19|20)\d{2})(?:0[1-9]|1[0-2])(?:[0-2]\d|3[01])"  # not an id's "tt20101025"
-    r"|(?P<year3>(?:19|20)\d{2})[ .-](?:1[3-9]|2\d|3[01])[ .-](?:0[1-9]|1[0-2])"
-    r"|(?:[0-3]\d)[ ./-](?:[0-3]\d)(?:[ .-]|(?<=/\d\d)/)(?P<year2>(?:19|20)\d{2}))(?![0-9])"
-)
-# A date with the month's name, as a daily show is dated: "25.Oct.2010", "25th October 2010", "Oct 25, 2010",
-# "2010 Oct 25" (a month and a year alone date nothing: "Sintel.March.2010" may be a title's).
-_MONTHS: Final = (
-    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?"
-    r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
-)
-_DAY: Final = r"(?:[0-2]?[1-9]|[123]0|31)(?:st|nd|rd|th)?"
-_MONTH_DATE_RE: Final = token(
-    rf"{_DAY}[ .-]{_MONTHS}[ .,-]{{1,2}}(?P<year>(?:19|20)\d{{2}})"
-    rf"|{_MONTHS}[ .-]{_DAY}[ .,-]{{1,2}}(?P<year2>(?:19|20)\d{{2}})"
-    rf"|(?P<year3>(?:19|20)\d{{2}})[ .-]{_MONTHS}[ .-]{_DAY}",
-    hints=("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"),
-)
 # A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
     re.compile(
@@ -379,7 +359,7 @@ def parse_release(name: str) -> ParsedRelease:
     scan.every(_CRC_RE)
     resolution = _resolution(scan)
     codec = _first_value(scan, _CODEC_PATTERNS)  # before episodes: "x264" is no "3 x 264"
-    date_year = _date(scan)
+    date_year = date_year_of(scan)
     seasons, episodes = seasons_and_episodes(scan)
     complete = scan.first(_COMPLETE_RE, 0) is not None
     sources = _source_candidates(scan)
@@ -528,13 +508,6 @@ def _tier(lines: int) -> str:
     if lines >= 700:  # noqa: PLR2004
         return "720p"
     return "480p"
-
-
-def _date(scan: Scan) -> int | None:
-    match = scan.first(_DATE_RE) or scan.first(_MONTH_DATE_RE)
-    if match is None:
-        return None
-    return int(next(year for year in match.groups() if year is not None))  # their only groups are years
 
 
 def _source_candidates(scan: Scan) -> list[tuple[str, int, bool]]:
