@@ -658,6 +658,28 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.2010.German.DTS.ML.1080p.BluRay.VC1-Grp", {"title": "Sintel", "source": "remux"}),
     ("Sintel.2010.German.DL.1080p.BluRay.x264-Grp", {"title": "Sintel", "source": "bluray"}),
     ("Sintel.2010.1080p.BluRay.AVC-Grp", {"title": "Sintel", "source": "bluray"}),
+    # A year and an episode after a dash are no run of years: a run's two-digit end is written tight and ends
+    # within a decade.
+    ("Detour 1949 - 21 720p HDTV-Grp", {"title": "Detour", "year": 1949, "episodes": (21,)}),
+    ("[Grp] Detour 2010 - 11 [720p]", {"title": "Detour", "year": 2010, "episodes": (11,)}),
+    ("Detour 1988-89 Season 1", {"title": "Detour", "year": 1988, "seasons": (1,), "episodes": ()}),
+    # After a group, the number of a film's part or chapter is no episode.
+    ("[Grp] Metropolis Part 1 1080p BluRay x264-Grp", {"title": "Metropolis Part 1", "episodes": ()}),
+    ("[Grp] Metropolis_Chapter_2_(720p)", {"title": "Metropolis Chapter 2", "episodes": ()}),
+    ("[Grp] Metropolis_Vol_5_480p_DVDRip", {"title": "Metropolis Vol 5", "episodes": ()}),
+    # Words joined by hyphens ("slugs"); a hyphen between numbers still joins a range.
+    ("Detour-S04-Complete-720p-HDTV-Grp", {"title": "Detour", "seasons": (4,), "resolution": "720p"}),
+    ("Pioneer-One-Season-3-6-iTA-1080p-WEBRip-Grp", {"title": "Pioneer One", "seasons": (3, 4, 5, 6)}),
+    ("Detour-S12-S14-[WEB-DL-1080p-AAC]", {"title": "Detour", "seasons": (12, 13, 14), "source": "web-dl"}),
+    ("sintel-s01e03-e04-720p-hdtv", {"title": "sintel", "seasons": (1,), "episodes": (3, 4)}),
+    ("Catch-22-2019-S01-720p", {"title": "Catch 22", "year": 2019, "seasons": (1,)}),
+    ("[Grp] Sintel-S08-Complete", {"title": "Sintel", "seasons": (8,)}),
+    ("[Grp] The-General-S03", {"title": "The General", "seasons": (3,)}),
+    # "Sub" before a language names subtitles: a tag, not the title's.
+    ("Detour_Sub_ITA_720p_HDTV", {"title": "Detour", "languages": ()}),
+    ("Sintel Part 11 Sub ITA 720p HDTV", {"title": "Sintel Part 11"}),
+    # Brazilian "Dublado" (dubbed) is a tag.
+    ("Nosferatu_Dublado_1080p", {"title": "Nosferatu"}),
 ]  # fmt: skip
 
 

@@ -12,6 +12,9 @@ from typing import Final
 
 from .scan import MASK, Scan, hinted, token
 
+# A fansub file's CRC32 in brackets, "[1A2B3C4D]": no part of the title, and a mark of an episode's file.
+CHECKSUM_RE: Final = hinted(re.compile(r"[\[(][0-9a-f]{8}[\])]", re.IGNORECASE), ("[", "("))
+
 # Continuations of an episode: "E01E02", "E01-E04", "E01-04", "E01+02", "1x02-03-04", "5x44x45", "E21.22",
 # "S01E01-S01E03", "S01E01 to S01E03", "S01E01 ~ S01E12", "1x01 al 1x10", "S01E01-01E02", "E05,E06",
 # "E05 and E06", "E01~E05", "1x01~1x05",
@@ -235,10 +238,12 @@ _DASH_NUMBER_RE: Final = re.compile(
 _TAGS_IN_BRACKETS_RE: Final = re.compile(r"(?:[ ._]?[(\[]|(?<=[(\[]))[\x00 ,]*\x00[\x00 ,]*[)\]][ ._](?=-)")
 # A volume of discs is no episode: "[Group] Title Vol.2 [BD]", nor is a film's number ("Title Movie 2",
 # "Title_Movie_2"), nor a title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's
-# fraction ("Title 1.11"), nor a number a title names ("Symphony No.9").
+# fraction ("Title 1.11"), nor a number a title names ("Symphony No.9"), nor a film's part or chapter
+# ("Title Part 2", "[Group] Title Chapter 3").
 # A version may be upper case or set apart: "[Group] Title 04V2", "[Group]_Title_10_v2_[DVD]".
 _BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?<![Vv]ol[ .])(?<![Vv]olume )(?<![Mm]ovie[ ._])(?<![Ff]ilm[ ._])(?<!\d\.)(?<![Nn]o\.)"
+    r"(?<=[ ._])(?<![Vv]ol[ ._])(?<![Vv]olume[ ._])(?<![Mm]ovie[ ._])(?<![Ff]ilm[ ._])(?<!\d\.)(?<![Nn]o\.)"
+    r"(?<![Pp]art[ ._])(?<![Cc]hapter[ ._])"
     r"(?P<episode>\d{1,4})(?:[ ._]?[vV]\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
@@ -288,7 +293,7 @@ _PADDED_NUMBER_RE: Final = re.compile(r"(?<=[ ._])(?P<episode>0\d)(?:v\d)?[ ._]*
 # sequel, "Title 2 [1A2B3C4D].mkv"; a film's or a volume's number is none, "Title Movie 12 [1A2B3C4D]").
 _NUMBER_BEFORE_CHECKSUM_RE: Final = re.compile(
     r"(?<=[ ._])(?<!movie[ ._])(?<!film[ ._])(?<!vol[ ._])(?<!volume[ ._])"
-    r"(?P<episode>\d{2,3})(?:v\d)?[ ._]*(?=[\[(][0-9a-f]{8}[\])])",
+    rf"(?P<episode>\d{{2,3}})(?:v\d)?[ ._]*(?={CHECKSUM_RE.pattern})",
     re.IGNORECASE,
 )
 # "the.100.109.hdtv", "FooBar.0307.PDTV": season and episode in one number before a TV source or codec; the

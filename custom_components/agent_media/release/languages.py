@@ -143,10 +143,17 @@ def trailing_language_tag(text: str, *, before_tags: bool = False) -> str:
     if match is None or (word := match.group(1)).lower() not in LANGUAGE_WORDS:
         return text  # most titles end in no language word
     if (pair := _LAST_PAIR_RE.search(text)) and pair.group(1).lower() in LANGUAGE_WORDS:
-        return text[: pair.start()]  # "Sintel Ita Eng": a list of languages in any case
+        return _before_subtitle_word(text[: pair.start()])  # "Sintel Ita Eng": a list in any case
     named = before_tags and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
     if named or _is_language_tag(word):
-        return text[: match.start()]
+        return _before_subtitle_word(text[: match.start()])
+    return text
+
+
+def _before_subtitle_word(text: str) -> str:
+    """Drop the word that makes the language tag after it a subtitles' one: "Sintel" of "Sintel Sub"."""
+    if (word := _SUBTITLE_BEFORE_RE.search(text)) and not text[word.start() - 1 : word.start()].isalnum():
+        return text[: word.start()]
     return text
 
 

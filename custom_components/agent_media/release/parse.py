@@ -19,11 +19,12 @@ import datetime as dt
 import re
 from typing import Final
 
-from ..safety import MEDIA_EXTENSIONS, dangerous_name_extension
+from ..safety import dangerous_name_extension
 from .dates import date_year_of
-from .episodes import bare_episode, episode_before_season, is_year, seasons_and_episodes
+from .episodes import CHECKSUM_RE, bare_episode, episode_before_season, is_year, seasons_and_episodes
 from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
 from .scan import STRONG, WEAK, WORD_END, Scan, fold, hinted, may_match, token
+from .spelling import strip_extensions, words_of_slug
 
 # Names come from search results: a longer one is junk, and clipping bounds the regular expressions' work.
 MAX_NAME_LENGTH: Final = 400
@@ -35,16 +36,8 @@ TRASH_SOURCES: Final = frozenset({"cam", "telesync", "telecine", "screener"})
 _NO_LETTER: Final = r"(?![a-z])"
 
 
-# --- Extensions and prefixes ------------------------------------------------------------------------------
+# --- Prefixes ---------------------------------------------------------------------------------------------
 
-# Containers, subtitles and side files a name may end in; they say nothing about the release. ".ts" is
-# left to _TS_EXTENSION_RE.
-_FILE_EXTENSIONS: Final = (MEDIA_EXTENSIONS - {"ts"}) | frozenset(
-    {"nfo", "srt", "sub", "idx", "ass", "ssa", "vob", "flv", "ogm", "ogv", "rmvb", "divx", "3gp"}
-)
-_EXTENSION_RE: Final = re.compile(r"\.([a-z0-9]{2,7})$", re.IGNORECASE)
-# A lower-case ".ts" is a transport stream file; an upper-case "TS" is a telesync tag.
-_TS_EXTENSION_RE: Final = re.compile(r"\.ts$")
 # Leading site tags and bracketed groups: "[YTS.MX] ", "www.example.org - ", "[SubsPlease] ", "【Site】",
 # "{WWW.EXAMPLE.TV} ", and a site written with spaces or commas before a dash: "www example org - ".
 _PREFIX_RE: Final = re.compile(
@@ -237,7 +230,7 @@ _CHANNELS_RE: Final = re.compile(
 )
 # Release tags that end a title but carry nothing the ranking reads; title words only in capitals.
 _TAGS_RE: Final = token(
-    r"proper|repack|rerip|internal|unrated|remastered|legendado|hardsub|softsub|fastsub|vostfr|vost|"
+    r"proper|repack|rerip|internal|unrated|remastered|legendado|dublad[oa]|hardsub|softsub|fastsub|vostfr|vost|"
     r"subfrench|10[ .-]?bits?|8[ .-]?bits?|hi10p?|nfofix|readnfo|dirfix|ac3d|\d+ ?mbps|\d+(?:\.\d+)? ?gb|"
     # Subtitles named by language ("SWESUB", "ESubs"), pay-per-view, video codecs the vocabulary leaves out.
     r"(?:swe|dan|fin|nor|kor|pl|eng|ita|fre|ger|spa|rus|dk|nl|ro|hun|cz|e)subs?|ppv|vp9|mpeg-?2|vc-?1",
@@ -249,6 +242,7 @@ _TAGS_RE: Final = token(
         "unrated",
         "remastered",
         "legendado",
+        "dublad",
         "sub",
         "vost",
         "bit",
@@ -342,7 +336,6 @@ class ParsedRelease:
 # "HDTVx264", "WEB-DLx264": a source glued to its codec.
 _GLUED_CODEC_RE: Final = re.compile(r"(?<=tv|dl)(?=[xh]\.?26[45])", re.IGNORECASE)
 _M2TS_RE: Final = re.compile(r"\.m2ts$", re.IGNORECASE)
-_CRC_RE: Final = hinted(re.compile(r"[\[(][0-9a-f]{8}[\])]", re.IGNORECASE), ("[", "("))
 
 
 def parse_release(name: str) -> ParsedRelease:
@@ -351,12 +344,13 @@ def parse_release(name: str) -> ParsedRelease:
     fake = dangerous_name_extension(text) is not None
     # A Blu-ray's stream file says its source when the name does not: "Title.S03E01.Episode.m2ts".
     disc_stream = _M2TS_RE.search(text) is not None
-    file_name = _strip_extensions(text)
+    file_name = strip_extensions(text)
     is_file = len(file_name) < len(text)
     text = _GLUED_CODEC_RE.sub(".", file_name)
     text, leading_group = _strip_prefixes(text)
+    text = words_of_slug(text)
     scan = Scan(text)
-    scan.every(_CRC_RE)
+    scan.every(CHECKSUM_RE)
     resolution = _resolution(scan)
     codec = _first_value(scan, _CODEC_PATTERNS)  # before episodes: "x264" is no "3 x 264"
     date_year = date_year_of(scan)
@@ -426,17 +420,6 @@ def normalize_resolution(value: str | None) -> str | None:
 def codec_of(value: str) -> str | None:
     """Return the codec a word names ("x265" -> "hevc"), else None."""
     return next((codec for codec, pattern in _CODEC_PATTERNS if pattern.search(value)), None)
-
-
-def _strip_extensions(text: str) -> str:
-    while True:
-        if match := _TS_EXTENSION_RE.search(text):
-            text = text[: match.start()]
-            continue
-        match = _EXTENSION_RE.search(text)
-        if match is None or match.group(1).lower() not in _FILE_EXTENSIONS:
-            return text
-        text = text[: match.start()]
 
 
 def _strip_prefixes(text: str) -> tuple[str, str | None]:
@@ -664,16 +647,22 @@ def _weak_tag_before(scan: Scan, end: int) -> int:
     return end
 
 
+_SHORT_RUN_YEARS: Final = 10
+
+
 def _is_run(match: re.Match[str], latest: int) -> bool:
     """Whether "1988-89" or "2010-2012" is a run of years: one that ends later, and not after next year.
 
-    "[Group] Title 2010 - 01" is a year and an episode.
+    A run's end in two digits is written tight and ends within a decade: "[Group] Title 2010 - 01", "Title
+    1949 - 21" and "Title 1949-21" are a year and an episode.
     """
     first, last = int(match.group(1)), match.group(2)
-    end = int(last) if len(last) == 4 else first // 100 * 100 + int(last)  # noqa: PLR2004
-    if end <= first and len(last) == 2:  # noqa: PLR2004 - "1999-00" ends in the next century
+    if len(last) == 4:  # noqa: PLR2004
+        return first < int(last) <= latest
+    end = first // 100 * 100 + int(last)
+    if end <= first:  # "1999-00" ends in the next century
         end += 100
-    return first < end <= latest
+    return " " not in match.group(0) and end - first <= _SHORT_RUN_YEARS and end <= latest
 
 
 def _clean_title(text: str, *, before_tags: bool = False) -> str:
