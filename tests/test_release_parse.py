@@ -667,14 +667,6 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Metropolis Part 1 1080p BluRay x264-Grp", {"title": "Metropolis Part 1", "episodes": ()}),
     ("[Grp] Metropolis_Chapter_2_(720p)", {"title": "Metropolis Chapter 2", "episodes": ()}),
     ("[Grp] Metropolis_Vol_5_480p_DVDRip", {"title": "Metropolis Vol 5", "episodes": ()}),
-    # Words joined by hyphens ("slugs"); a hyphen between numbers still joins a range.
-    ("Detour-S04-Complete-720p-HDTV-Grp", {"title": "Detour", "seasons": (4,), "resolution": "720p"}),
-    ("Pioneer-One-Season-3-6-iTA-1080p-WEBRip-Grp", {"title": "Pioneer One", "seasons": (3, 4, 5, 6)}),
-    ("Detour-S12-S14-[WEB-DL-1080p-AAC]", {"title": "Detour", "seasons": (12, 13, 14), "source": "web-dl"}),
-    ("sintel-s01e03-e04-720p-hdtv", {"title": "sintel", "seasons": (1,), "episodes": (3, 4)}),
-    ("Catch-22-2019-S01-720p", {"title": "Catch 22", "year": 2019, "seasons": (1,)}),
-    ("[Grp] Sintel-S08-Complete", {"title": "Sintel", "seasons": (8,)}),
-    ("[Grp] The-General-S03", {"title": "The General", "seasons": (3,)}),
     # "Sub" before a language names subtitles: a tag, not the title's.
     ("Detour_Sub_ITA_720p_HDTV", {"title": "Detour", "languages": ()}),
     ("Sintel Part 11 Sub ITA 720p HDTV", {"title": "Sintel Part 11"}),

@@ -22,9 +22,9 @@ from typing import Final
 from ..safety import dangerous_name_extension
 from .dates import date_year_of
 from .episodes import CHECKSUM_RE, bare_episode, episode_before_season, is_year, seasons_and_episodes
+from .extensions import strip_extensions
 from .languages import LANGUAGE_WORDS, audio_languages, take_spoken, trailing_language_tag
 from .scan import STRONG, WEAK, WORD_END, Scan, fold, hinted, may_match, token
-from .spelling import strip_extensions, words_of_slug
 
 # Names come from search results: a longer one is junk, and clipping bounds the regular expressions' work.
 MAX_NAME_LENGTH: Final = 400
@@ -348,7 +348,6 @@ def parse_release(name: str) -> ParsedRelease:
     is_file = len(file_name) < len(text)
     text = _GLUED_CODEC_RE.sub(".", file_name)
     text, leading_group = _strip_prefixes(text)
-    text = words_of_slug(text)
     scan = Scan(text)
     scan.every(CHECKSUM_RE)
     resolution = _resolution(scan)
