@@ -672,6 +672,14 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel Part 11 Sub ITA 720p HDTV", {"title": "Sintel Part 11"}),
     # Brazilian "Dublado" (dubbed) is a tag.
     ("Nosferatu_Dublado_1080p", {"title": "Nosferatu"}),
+    # A cross for the E of a season code ("S01x264" stays a codec's).
+    ("Pioneer One s01x02.mkv", {"title": "Pioneer One", "seasons": (1,), "episodes": (2,)}),
+    ("Pioneer.One.S01x264", {"seasons": (1,), "episodes": ()}),
+    # A zero-padded number that ends a file's name is its episode; a date's last number is not.
+    ("Pioneer One 05.mkv", {"title": "Pioneer One", "episodes": (5,)}),
+    ("02.avi", {"episodes": (2,)}),
+    ("Pioneer.One.18.09.00.avi", {"episodes": ()}),
+    ("Pioneer One 05", {"title": "Pioneer One 05", "episodes": ()}),
 ]  # fmt: skip
 
 

@@ -29,9 +29,9 @@ _MORE_EPISODES: Final = (
 _SXXEYY_RE: Final = re.compile(
     # "S01E02", "S01 E02", "S01.Ep.02", "T02E05", "S 01 E 02"; a long-running soap's "S42 E10713"; glued to a
     # title: "SintelS01E02" (but "Series4 Episode2" is British "Series 4"); a letter O typed for the zero:
-    # "SO2E04". The letter comes first so that the search skips ahead to it.
+    # "SO2E04"; a cross for the E: "S01x02". The letter comes first so that the search skips ahead to it.
     r"[st](?:(?<![a-z0-9].) ?|(?<=[a-z]{3}s)(?<!series))(?P<season>\d{1,3}|(?:19|20)\d{2}|o\d)(?![\d])"
-    r"[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?"
+    r"(?:[ ._-]{0,3}(?:x?e|ep|episode)[ ._]?|x(?!26[45]))"
     rf"(?P<episode>\d{{1,5}})(?![\d])(?:v\d)?{_MORE_EPISODES}",
     re.IGNORECASE,
 )
@@ -247,6 +247,9 @@ _BARE_NUMBER_RE: Final = re.compile(
     r"(?P<episode>\d{1,4})(?:[ ._]?[vV]\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
+# A zero-padded number that ends a file's name numbers its episode: "Title 05.mkv", "02.avi" (not a date's
+# last number: "Title.18.09.00.avi").
+_PADDED_FILE_END_RE: Final = re.compile(r"(?:(?<=[ ._])(?<!\d[-._])|^)(?P<episode>0[1-9])(?:v\d)?$")
 # A season and an episode that end a file's name: "Title 03-20.mkv", "Title.02.09.avi"; a third number makes
 # a date ("Title.18.09.00.avi").
 _FILE_SEASON_EPISODE_RE: Final = re.compile(
@@ -579,10 +582,8 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         # "003. Title - Episode Name": the title stops at the dash.
         dash = scan.text.find(" - ", match.end(), end)
         return [], episodes, match.end(), dash if dash > 0 else end
-    # "Title 03-20.mkv", "Title.02.09.avi": a file is one episode, not a range (an anime group's is a batch).
-    if is_file and not leading_group and (match := _FILE_SEASON_EPISODE_RE.search(scan.masked, start)):
-        scan.take(match)
-        return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
+    if is_file and not leading_group and (numbered := _file_episode(scan, start, end)):
+        return numbered
     match = (
         _BARE_NUMBER_RE.search(dash_head, start)
         if leading_group
@@ -623,6 +624,17 @@ def bare_episode(  # noqa: PLR0911 - one return per form
             min(match.start(), end),
         )
     return _number_before_tv(scan, start, end)
+
+
+def _file_episode(scan: Scan, start: int, end: int) -> tuple[list[int], list[int], int, int] | None:
+    """Read a file's episode: "Title 03-20.mkv", "Title.02.09.avi" (one, not a range), "Title 05.mkv"."""
+    if match := _FILE_SEASON_EPISODE_RE.search(scan.masked, start):
+        scan.take(match)
+        return [int(match.group("season"))], [int(match.group("episode"))], start, min(match.start(), end)
+    if match := _PADDED_FILE_END_RE.search(scan.masked, start):
+        scan.take(match)
+        return [], [int(match.group("episode"))], start, min(match.start(), end)
+    return None
 
 
 def _number_before_tags(scan: Scan, start: int, end: int) -> re.Match[str] | None:
