@@ -680,6 +680,9 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("02.avi", {"episodes": (2,)}),
     ("Pioneer.One.18.09.00.avi", {"episodes": ()}),
     ("Pioneer One 05", {"title": "Pioneer One 05", "episodes": ()}),
+    # Episodes joined by "&" with the name's own separators around it.
+    ("Sintel.Episodes.14.&.15.[1080p]", {"title": "Sintel", "episodes": (14, 15)}),
+    ("Sintel_Episodes_24_&_25_720p", {"title": "Sintel", "episodes": (24, 25)}),
 ]  # fmt: skip
 
 

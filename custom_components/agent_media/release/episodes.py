@@ -192,7 +192,7 @@ _EPISODE_WORD_RE: Final = token(
     # A year after a dash is no episode: "Episode 5 - 2012".
     r"(?:(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?"
     r"(?!(?:19|20)\d\d(?!\d))(?P<last>\d{1,4})(?!\d))+"
-    r"|(?P<plus>(?:(?:[ ]?[+&,][ ]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d)|e\d{1,3}(?!\d))+))?"
+    r"|(?P<plus>(?:(?:[ ]?[+,][ ]?|[ ._]?&[ ._]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d)|e\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
