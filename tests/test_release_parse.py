@@ -683,6 +683,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     # Episodes joined by "&" with the name's own separators around it.
     ("Sintel.Episodes.14.&.15.[1080p]", {"title": "Sintel", "episodes": (14, 15)}),
     ("Sintel_Episodes_24_&_25_720p", {"title": "Sintel", "episodes": (24, 25)}),
+    # After a group, in a name with no spaces, an episode may be glued to the title by a hyphen.
+    ("[Grp]_Sintel-03_DVD[1A2B3C4D].mkv", {"title": "Sintel", "episodes": (3,), "source": "dvd"}),
+    ("[Grp]Sintel-24(H264)_[1A2B3C4D].mkv", {"title": "Sintel", "episodes": (24,)}),
+    ("[Grp] Catch-22 [1080p]", {"title": "Catch-22", "episodes": ()}),
 ]  # fmt: skip
 
 

@@ -192,7 +192,8 @@ _EPISODE_WORD_RE: Final = token(
     # A year after a dash is no episode: "Episode 5 - 2012".
     r"(?:(?:(?:[ ._]?[-~][ ._]?|[ ._](?:à|a|al|ao|to)[ ._])(?:ep?\.?)?"
     r"(?!(?:19|20)\d\d(?!\d))(?P<last>\d{1,4})(?!\d))+"
-    r"|(?P<plus>(?:(?:[ ]?[+,][ ]?|[ ._]?&[ ._]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d)|e\d{1,3}(?!\d))+))?"
+    r"|(?P<plus>(?:(?:[ ]?[+,][ ]?|[ ._]?&[ ._]?|[ ._](?:and|en|und|et|y|e)[ ._])e?\d{1,3}(?!\d)"
+    r"|e\d{1,3}(?!\d))+))?"
     r"(?:[ ._]?(?:of|de|di|van|von|din|из)[ ._]?\d{1,4})?",
     right=r"(?![a-z0-9])",
 )
@@ -240,13 +241,17 @@ _TAGS_IN_BRACKETS_RE: Final = re.compile(r"(?:[ ._]?[(\[]|(?<=[(\[]))[\x00 ,]*\x
 # "Title_Movie_2"), nor a title's before the bracketed episode: "[Group][Title 2][05]", nor a decimal's
 # fraction ("Title 1.11"), nor a number a title names ("Symphony No.9"), nor a film's part or chapter
 # ("Title Part 2", "[Group] Title Chapter 3").
-# A version may be upper case or set apart: "[Group] Title 04V2", "[Group]_Title_10_v2_[DVD]".
-_BARE_NUMBER_RE: Final = re.compile(
-    r"(?<=[ ._])(?<![Vv]ol[ ._])(?<![Vv]olume[ ._])(?<![Mm]ovie[ ._])(?<![Ff]ilm[ ._])(?<!\d\.)(?<![Nn]o\.)"
+# A version may be upper case or set apart: "[Group] Title 04V2", "[Group]_Title_10_v2_[DVD]"; a number of two
+# digits or more may be glued to the title by a hyphen in a name with no spaces: "[Group]_Title-03_DVD",
+# "[Group]Title-24(H264)" ("[Group] Catch-22 [1080p]" is a title).
+_BARE_NUMBER: Final = (
+    r"(?<![Vv]ol[ ._])(?<![Vv]olume[ ._])(?<![Mm]ovie[ ._])(?<![Ff]ilm[ ._])(?<!\d\.)(?<![Nn]o\.)"
     r"(?<![Pp]art[ ._])(?<![Cc]hapter[ ._])"
     r"(?P<episode>\d{1,4})(?:[ ._]?[vV]\d{1,2})?(?:[ ]?[-~][ ]?(?P<last>\d{1,4}))?"
     r"(?=[ ._]*(?:$|[\[(【\x00])| - )(?![ ._]*\[\d{1,4}(?:v\d)?\])"
 )
+_BARE_NUMBER_RE: Final = re.compile(rf"(?<=[ ._]){_BARE_NUMBER}")
+_SPACELESS_BARE_NUMBER_RE: Final = re.compile(rf"(?:(?<=[ ._])|(?<=[a-z]-)(?=\d{{2}})){_BARE_NUMBER}")
 # A zero-padded number that ends a file's name numbers its episode: "Title 05.mkv", "02.avi" (not a date's
 # last number: "Title.18.09.00.avi").
 _PADDED_FILE_END_RE: Final = re.compile(r"(?:(?<=[ ._])(?<!\d[-._])|^)(?P<episode>0[1-9])(?:v\d)?$")
@@ -585,7 +590,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     if is_file and not leading_group and (numbered := _file_episode(scan, start, end)):
         return numbered
     match = (
-        _BARE_NUMBER_RE.search(dash_head, start)
+        (_BARE_NUMBER_RE if " " in scan.text else _SPACELESS_BARE_NUMBER_RE).search(dash_head, start)
         if leading_group
         else _PADDED_RANGE_RE.search(scan.masked, start, end + 1)
     )
