@@ -146,18 +146,16 @@ def _numbers(name: str, result: dict[str, Any], *, unused: bool, dated: bool) ->
             "episodes": sorted({int(episode) for _, episode in pairs}),
         }
     expected: dict[str, Any] = {}
-    if _SEASON_RANGE_RE.search(name):
-        expected["seasons"] = "oov:season range"
-    elif result.get("series"):
-        expected["seasons"] = [int(result["series"])]
-    elif not (unused or _SEASON_ZERO_RE.search(name)):
-        expected["seasons"] = []
-    if _EPISODE_RANGE_RE.search(name):
-        expected["episodes"] = "oov:episode range"
-    elif result.get("episode"):
-        expected["episodes"] = [int(result["episode"])]
-    elif not (unused or _EPISODE_ZERO_RE.search(name)):
-        expected["episodes"] = []
+    for field, key, range_re, zero_re in (
+        ("seasons", "series", _SEASON_RANGE_RE, _SEASON_ZERO_RE),
+        ("episodes", "episode", _EPISODE_RANGE_RE, _EPISODE_ZERO_RE),
+    ):
+        if range_re.search(name):
+            expected[field] = f"oov:{key.replace('series', 'season')} range"
+        elif result.get(key):
+            expected[field] = [int(result[key])]
+        elif not (unused or zero_re.search(name)):
+            expected[field] = []
     return expected
 
 
