@@ -687,6 +687,10 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp]_Sintel-03_DVD[1A2B3C4D].mkv", {"title": "Sintel", "episodes": (3,), "source": "dvd"}),
     ("[Grp]Sintel-24(H264)_[1A2B3C4D].mkv", {"title": "Sintel", "episodes": (24,)}),
     ("[Grp] Catch-22 [1080p]", {"title": "Catch-22", "episodes": ()}),
+    # A year is followed by a range of episodes, not a month and a day ("2010.10.25" stays a date).
+    ("Sintel.2017.24-25.1080p.WEB-DL", {"title": "Sintel", "year": 2017, "episodes": (24, 25)}),
+    ("Sintel (1996) 11-12 BDRip", {"title": "Sintel", "year": 1996, "episodes": (11, 12)}),
+    ("Sintel.2010.10.25.720p", {"title": "Sintel", "year": 2010, "episodes": ()}),
 ]  # fmt: skip
 
 

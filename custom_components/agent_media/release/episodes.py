@@ -592,7 +592,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     match = (
         (_BARE_NUMBER_RE if " " in scan.text else _SPACELESS_BARE_NUMBER_RE).search(dash_head, start)
         if leading_group
-        else _PADDED_RANGE_RE.search(scan.masked, start, end + 1)
+        else _PADDED_RANGE_RE.search(scan.masked, start, len(dash_head) + 1)
     )
     if (
         match

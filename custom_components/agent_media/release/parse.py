@@ -76,7 +76,7 @@ _RESOLUTION_PATTERNS: Final = (
 # A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
 _YEAR_RE: Final = hinted(
     re.compile(
-        r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2}|(?<=[(\[])18[89]\d(?=[)\]]))[)\]]?(?![a-z0-9]|[.-]\d{2}[.-])",
+        r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2}|(?<=[(\[])18[89]\d(?=[)\]]))[)\]]?(?![a-z0-9]|[.-](?:0[1-9]|1[0-2])[.-])",
         re.IGNORECASE,
     ),
     ("19", "20", "18"),
