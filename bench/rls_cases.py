@@ -44,13 +44,15 @@ from typing import TYPE_CHECKING, Any
 from ptt_cases import SUBTITLES_RE
 from vocabulary import (
     LANGUAGE_WORDS,
-    RESOLUTION_WORDS,
     SOURCE_WORDS,
     extractor_arguments,
     languages_of,
     resolution_tier,
     source_of,
+    source_words,
+    whole_words,
     write_corpus,
+    written_resolutions,
 )
 import yaml
 
@@ -60,37 +62,12 @@ if TYPE_CHECKING:
 KEPT_TYPES = frozenset({"movie", "episode", "series"})
 # rls's language words that name no language: dual language, several, a dub, a synced track.
 _NOT_LANGUAGES = frozenset({"dl", "multi", "dual", "dubbed", "synced"})
-# A resolution the name writes; not "HD", which is mostly a word of something else ("DTS-HD", "AmazonHD").
-_WRITTEN_RESOLUTION_RE = re.compile(
-    r"(?<![a-z0-9])(\d{3,4}[pi]|\d{3,4}[x\u00d7]\d{3,4}|2160|1080|720|"
-    + "|".join(word for word in RESOLUTION_WORDS if word != "hd")
-    + r")(?![a-z0-9])",
-    re.IGNORECASE,
-)
 _SEASON_RANGE_RE = re.compile(r"(?<![a-z0-9])s\d{1,4}[\s._-]*s\d{1,4}(?!\d)", re.IGNORECASE)
 _EPISODE_RANGE_RE = re.compile(r"(?<![a-z0-9])(?:e|ep|episode)[\s.]*\d+\s*-\s*e?\d+", re.IGNORECASE)
 _SEASON_ZERO_RE = re.compile(r"(?<![a-z0-9])(?:s0+(?=e\d|[\W_]|$)|season[\s._]*0+\b)", re.IGNORECASE)
 _EPISODE_ZERO_RE = re.compile(r"(?<![a-z0-9])s\d+[\s._-]*e0+(?!\d)", re.IGNORECASE)
 _SEASON_WORD_RE = re.compile(r"\b(?:staffel|season|saison|series)[\s._]*\d", re.IGNORECASE)
 _SERIES_EPISODE_RE = re.compile(r"S(\d+)E(\d+)")
-
-
-def _whole_words(name: str) -> set[str]:
-    """The name's words lower case, each whole ("web-dl" as "webdl")."""
-    return {re.sub(r"[\W_]+", "", word) for word in re.split(r"[\s.\[\](){}_,+/]+", name.lower())}
-
-
-def _source_words(name: str) -> set[str]:
-    """Where a source word may hide: whole words, without digits or a count ("2xDVD9" as "dvd"), and split
-    at every non-letter ("web", "dl")."""
-    whole = _whole_words(name)
-    counted = {re.sub(r"^\d+x(?=[a-z])|\d", "", word) for word in whole}
-    return whole | counted | set(re.findall(r"[a-z]+", name.lower()))
-
-
-def _written_resolutions(name: str) -> set[str | None]:
-    """The tiers of every resolution the name writes."""
-    return {resolution_tier(match) for match in _WRITTEN_RESOLUTION_RE.findall(name)}
 
 
 def _title(result: dict[str, Any], *, unused: bool, film: bool) -> dict[str, Any]:
@@ -117,7 +94,7 @@ def _year(name: str, result: dict[str, Any], *, unused: bool, dated: bool) -> di
 
 
 def _resolution(name: str, result: dict[str, Any], *, unused: bool) -> dict[str, Any]:
-    written = _written_resolutions(name)
+    written = written_resolutions(name)
     if not result.get("resolution"):
         return {} if written or unused else {"resolution": None}
     tier = resolution_tier(result["resolution"])
@@ -128,7 +105,7 @@ def _resolution(name: str, result: dict[str, Any], *, unused: bool) -> dict[str,
 
 def _source(name: str, result: dict[str, Any], *, unused: bool) -> dict[str, Any]:
     if not result.get("source"):
-        if unused or result.get("collection") or _source_words(name) & SOURCE_WORDS.keys():
+        if unused or result.get("collection") or source_words(name) & SOURCE_WORDS.keys():
             return {}
         return {"source": None}
     source = source_of(result["source"])
@@ -163,7 +140,7 @@ def _languages(name: str, result: dict[str, Any], *, unused: bool) -> dict[str, 
     if SUBTITLES_RE.search(name):
         return {"languages": "oov:subtitles named"}
     if not result.get("language"):
-        outside_title = _whole_words(name) - _whole_words(str(result.get("title", "")))
+        outside_title = whole_words(name) - whole_words(str(result.get("title", "")))
         return {} if unused or outside_title & LANGUAGE_WORDS.keys() else {"languages": []}
     words = [word for word in str(result["language"]).split() if word.lower() not in _NOT_LANGUAGES]
     return {"languages": languages_of(words)}

@@ -144,6 +144,33 @@ GUESSIT_CODECS = {"H.264": "avc", "H.265": "hevc", "Xvid": "xvid", "DivX": "xvid
 GUESSIT_HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
 
 
+# A resolution the name writes; not "HD", which is mostly a word of something else ("DTS-HD", "AmazonHD").
+WRITTEN_RESOLUTION_RE = re.compile(
+    r"(?<![a-z0-9])(\d{3,4}[pi]|\d{3,4}[x\u00d7]\d{3,4}|2160|1080|720|"
+    + "|".join(word for word in RESOLUTION_WORDS if word != "hd")
+    + r")(?![a-z0-9])",
+    re.IGNORECASE,
+)
+
+
+def whole_words(name: str) -> set[str]:
+    """The name's words lower case, each whole ("web-dl" as "webdl")."""
+    return {re.sub(r"[\W_]+", "", word) for word in re.split(r"[\s.\[\](){}_,+/]+", name.lower())}
+
+
+def source_words(name: str) -> set[str]:
+    """Where a source word may hide: whole words, without digits or a count ("2xDVD9" as "dvd"), and split
+    at every non-letter ("web", "dl")."""
+    whole = whole_words(name)
+    counted = {re.sub(r"^\d+x(?=[a-z])|\d", "", word) for word in whole}
+    return whole | counted | set(re.findall(r"[a-z]+", name.lower()))
+
+
+def written_resolutions(name: str) -> set[str | None]:
+    """The tiers of every resolution the name writes."""
+    return {resolution_tier(match) for match in WRITTEN_RESOLUTION_RE.findall(name)}
+
+
 def write_corpus(out: Path, cases: list[dict[str, Any]]) -> None:
     """Write a labelled corpus for bench/parse.py ({"cases": [...]}) and say how many names it holds."""
     out.write_text(json.dumps({"cases": cases}, ensure_ascii=False, indent=0), encoding="utf-8")
