@@ -691,6 +691,12 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("Sintel.2017.24-25.1080p.WEB-DL", {"title": "Sintel", "year": 2017, "episodes": (24, 25)}),
     ("Sintel (1996) 11-12 BDRip", {"title": "Sintel", "year": 1996, "episodes": (11, 12)}),
     ("Sintel.2010.10.25.720p", {"title": "Sintel", "year": 2010, "episodes": ()}),
+    # A number ends at a language tag as at any other tag; a language's name in title case does not end it.
+    ("Sintel 08-09 iTA ENG 1080p WEBRip", {"title": "Sintel", "episodes": (8, 9), "languages": ("it", "en")}),
+    ("Pioneer.One.02.FRENCH.LD.DVDRip.XviD-Grp.avi", {"title": "Pioneer One", "episodes": (2,)}),
+    ("[Grp] Sintel 12 ENG 1080p", {"title": "Sintel", "episodes": (12,)}),
+    ("Sintel 2 ENG 1080p", {"title": "Sintel 2", "episodes": ()}),
+    ("Sintel 05 English 720p", {"title": "Sintel 05", "episodes": ()}),
 ]  # fmt: skip
 
 

@@ -10,6 +10,7 @@ import datetime as dt
 import re
 from typing import Final
 
+from .languages import without_language_tags
 from .scan import MASK, Scan, hinted, token
 
 # A fansub file's CRC32 in brackets, "[1A2B3C4D]": no part of the title, and a mark of an episode's file.
@@ -563,8 +564,10 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     Each form is narrow on purpose: "Apollo 13 1080p" and "Plan 9 from Outer Space" are films.
     """
     head = scan.masked[:end]
+    # A number may end at a language tag as at any other: "Title 05 ITA [720p]", "[Group] Title 12 ENG 1080p".
+    tagged = without_language_tags(scan.masked)
     # An episode may follow the year: "[Group] Title (2020) - 35 (720p)", "Title (2020) - 05 [720p]".
-    dash_head = scan.masked[: max(end, scan.first_marker())] if leading_group or year else head
+    dash_head = tagged[: max(end, scan.first_marker()) if leading_group or year else end]
     match = _DASH_NUMBER_RE.search(dash_head, start)
     if match is None and (tags := _TAGS_IN_BRACKETS_RE.match(scan.masked, end)):
         match = _DASH_NUMBER_RE.match(scan.masked, tags.end())  # "Title (DVD) - 02 [Group]"
@@ -592,7 +595,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
     match = (
         (_BARE_NUMBER_RE if " " in scan.text else _SPACELESS_BARE_NUMBER_RE).search(dash_head, start)
         if leading_group
-        else _PADDED_RANGE_RE.search(scan.masked, start, len(dash_head) + 1)
+        else _PADDED_RANGE_RE.search(tagged, start, len(dash_head) + 1)
     )
     if (
         match
@@ -607,7 +610,7 @@ def bare_episode(  # noqa: PLR0911 - one return per form
         scan.take(match)
         stop = min(match.start(), end)
         return [], _episode_range(int(match.group("episode")), match.group("last")), start, stop
-    if not leading_group and (match := _number_before_tags(scan, start, end)):
+    if not leading_group and (match := _number_before_tags(scan, tagged, start, end)):
         scan.take(match)
         return [], [int(match.group("episode"))], start, min(match.start(), end)
     match = _BRACKETED_NUMBER_RE.search(scan.masked[: scan.first_marker()], start)
@@ -642,9 +645,9 @@ def _file_episode(scan: Scan, start: int, end: int) -> tuple[list[int], list[int
     return None
 
 
-def _number_before_tags(scan: Scan, start: int, end: int) -> re.Match[str] | None:
+def _number_before_tags(scan: Scan, tagged: str, start: int, end: int) -> re.Match[str] | None:
     """Without a group, find "Title 04 [1080p]" or "Title 63 [1A2B3C4D].mkv" (see the patterns)."""
-    if match := _PADDED_NUMBER_RE.search(scan.masked, start, end + 1):
+    if match := _PADDED_NUMBER_RE.search(tagged, start, end + 1):
         return match
     match = _NUMBER_BEFORE_CHECKSUM_RE.search(scan.text, start)
     if match and match.start() <= end and MASK not in scan.masked[match.start() : match.end("episode")]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from .scan import Scan, hinted, token
+from .scan import MASK, Scan, hinted, token
 
 LANGUAGE_WORDS: Final = {
     "english": "en", "eng": "en", "en": "en", "ingles": "en", "inglés": "en",
@@ -155,6 +155,20 @@ def _before_subtitle_word(text: str) -> str:
     if (word := _SUBTITLE_BEFORE_RE.search(text)) and not text[word.start() - 1 : word.start()].isalnum():
         return text[: word.start()]
     return text
+
+
+def without_language_tags(masked: str) -> str:
+    """Mask a masked name's language tags ("ITA", "ENG", "MULTi", "Sub"), for finders that end at tags."""
+    return _TAG_WORD_RE.sub(_masked_if_tag, masked)
+
+
+def _masked_if_tag(word: re.Match[str]) -> str:
+    text = word.group(0)
+    return MASK * len(text) if text.lower() in _SUBTITLE_WORDS or _is_language_tag(text) else text
+
+
+_TAG_WORD_RE: Final = re.compile(r"(?<![^\W_])[A-Za-z]{2,6}(?![^\W_])")
+_SUBTITLE_WORDS: Final = frozenset({"sub", "subs"})
 
 
 def _is_language_tag(word: str) -> bool:
