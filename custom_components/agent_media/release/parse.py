@@ -73,7 +73,8 @@ _RESOLUTION_PATTERNS: Final = (
 
 # --- Dates, years and packs -------------------------------------------------------------------------------
 
-# A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)".
+# A film of the 1880s or 1890s has its year in brackets: "Roundhay Garden Scene (1888)". A year a month
+# follows starts an air date ("2010.10.25", read by dates.py); "Title.2017.24-25" is a year and two episodes.
 _YEAR_RE: Final = hinted(
     re.compile(
         r"(?<![a-z0-9])[(\[]?((?:19|20)\d{2}|(?<=[(\[])18[89]\d(?=[)\]]))[)\]]?(?![a-z0-9]|[.-](?:0[1-9]|1[0-2])[.-])",
