@@ -21,6 +21,8 @@ bench/vocabulary.py, so that "1080i", "576p" or "BRRip" count the same whoever w
 
 --half splits each corpus in two fixed halves by a hash of the name: the parser is developed on one
 ("development", the only one whose misses --misses prints) and measured on the other ("held-out").
+Given several corpora, the bench also prints them pooled, each labelled name counted once: one figure per field
+over many small corpora, none of which alone says much.
 """
 
 from __future__ import annotations
