@@ -130,21 +130,31 @@ def take_spoken(scan: Scan) -> list[str]:
 # Two words of three letters or more ending a title: a list of languages if both are ones ("Sintel Ita Eng").
 _LAST_PAIR_RE: Final = re.compile(r"[ ._-]([A-Za-z]{3,})[ ._+-]+([A-Za-z]{3,})$")
 # A language word ending a title, with the "DL" (dual language) that may follow it: "Sintel German DL".
+_WORD_END_RE: Final = re.compile(r"[a-z]+$")
 _LAST_WORD_RE: Final = re.compile(r"[ ._-]([A-Za-z]+)(?:[ ._-]+DL)?$")
 
 
-def trailing_language_tag(text: str, *, before_tags: bool = False) -> str:
+def trailing_language_tag(
+    text: str, *, before_tags: bool = False, tag_words: frozenset[str] = frozenset()
+) -> str:
     """Drop a language tag that ends a title ("Friends MULTi", "Sintel GERMAN DL" -> the title alone).
 
     `before_tags`: a release tag, not a year, follows the title ("Sintel.German.720p"): there a language's
-    name in title case is a tag too, as names without a year write it ("Johnny English 2003" keeps it).
+    name in title case is a tag too, as names without a year write it ("Johnny English 2003" keeps it); so it
+    is after one of `tag_words` (lower case), whatever follows.
     """
     match = _LAST_WORD_RE.search(text)
     if match is None or (word := match.group(1)).lower() not in LANGUAGE_WORDS:
         return text  # most titles end in no language word
     if (pair := _LAST_PAIR_RE.search(text)) and pair.group(1).lower() in LANGUAGE_WORDS:
         return _before_subtitle_word(text[: pair.start()])  # "Sintel Ita Eng": a list in any case
-    named = before_tags and len(word) > 4 and not text[: match.start()].lower().endswith("the")  # noqa: PLR2004
+    before = text[: match.start()].lower()
+    after_tag = bool(tag_words) and _WORD_END_RE.search(before)
+    named = (
+        (before_tags or (after_tag and after_tag.group(0) in tag_words))
+        and len(word) > 4  # noqa: PLR2004
+        and not before.endswith("the")
+    )
     if named or _is_language_tag(word):
         return _before_subtitle_word(text[: match.start()])
     return text

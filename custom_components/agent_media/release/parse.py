@@ -687,12 +687,10 @@ def _clean_title(text: str, *, before_tags: bool = False) -> str:
             text = text if edition_gone.strip(" ._-").casefold() in _ARTICLES else edition_gone
         if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
             text = _PACK_WORDS_RE.sub("", text)
-        text = _TRAILING_JUNK_RE.sub("", text)
         # After an edition, a language's name is a tag too: "Sintel UNCUT German 2010" ("Sintel German 2010"
         # keeps it).
-        before_last = text[: len(text) - len(_last_word(text))].rstrip(" ._-")
         text = trailing_language_tag(
-            text, before_tags=before_tags or _last_word(before_last) in _EDITION_LAST_WORDS
+            _TRAILING_JUNK_RE.sub("", text), before_tags=before_tags, tag_words=_EDITION_LAST_WORDS
         )
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
