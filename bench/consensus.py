@@ -178,6 +178,7 @@ FILM_TAGS = (
     "BRRip 720p",
     "WEB 1080p H264",
 )
+LANGUAGE_NAMES = ("", "German", "GERMAN", "French", "iTALiAN")
 PREFIXES = ("", "", "", "[GRP] ", "www.Example.org - ", "[www.Example.com] ")
 
 
@@ -203,6 +204,8 @@ def invented_names(count: int, seed: int) -> list[tuple[str, str]]:
         year_form = pick.choice(YEARS)
         year = year_form.format(y=pick.randint(1920, 2024))
         parts = [pick.choice(TITLES), year, pick.choice(EDITIONS), pick.choice(FILM_TAGS)]
+        if pick.random() < 0.25:  # an edition and a language before the year: "Title UNCUT German 2010 DL"
+            parts = [parts[0], parts[2], pick.choice(LANGUAGE_NAMES), parts[1], parts[3]]
         name = " ".join(part for part in parts if part)
         if separator != " ":
             name = name.replace(" ", separator)

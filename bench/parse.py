@@ -23,6 +23,8 @@ bench/vocabulary.py, so that "1080i", "576p" or "BRRip" count the same whoever w
 
 --half splits each corpus in two fixed halves by a hash of the name: the parser is developed on one
 ("development", the only one whose misses --misses prints) and measured on the other ("held-out").
+Given several corpora, the bench also prints them pooled, each labelled name counted once: one figure per field
+over many small corpora, none of which alone says much.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ from vocabulary import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -261,6 +263,19 @@ def timed_by_turns(
     return {label: (statistics.median(wall[label]), statistics.median(cpu[label])) for label in readers}
 
 
+def print_rates(
+    readers: dict[str, Callable[[str], dict[str, Any]]],
+    tables: Mapping[str, Mapping[str, tuple[int, int] | tuple[int, int, list[str]]]],
+) -> None:
+    """Print each field's labelled count and every parser's share of it read right."""
+    print(f"{'field':<13}{'labelled':>9}" + "".join(f"{label:>9}" for label in readers))
+    for field in FIELDS:
+        total = tables["ours"].get(field, (0, 0))[0]
+        if total:
+            rates = "".join(f"{100 * tables[label][field][1] / total:>8.1f}%" for label in readers)
+            print(f"{field:<13}{total:>9}{rates}")
+
+
 def half_of(name: str) -> str:
     """The fixed half a name belongs to: the same on every machine and in every run."""
     return "development" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "held-out"
@@ -287,6 +302,9 @@ def main() -> None:  # noqa: C901 - one loop over corpora and parsers
         else:
             print(f"{label} is not importable: not compared")
     print(f"Python {sys.version.split()[0]}; parsers: {', '.join(readers)}")
+    # Every labelled name of every corpus counted once, so that many small corpora give one figure per field.
+    pooled: dict[str, dict[str, tuple[int, int]]] = {label: {} for label in readers}
+    pooled_names = 0
     for path in args.files:
         cases = json.loads(path.read_text(encoding="utf-8"))["cases"]
         if args.half:
@@ -294,12 +312,12 @@ def main() -> None:  # noqa: C901 - one loop over corpora and parsers
         names = [case["name"] for case in cases]
         tables = {label: score(cases, reader) for label, reader in readers.items()}
         print(f"\n{path.name}{f' ({args.half} half)' if args.half else ''}: {len(cases)} names")
-        print(f"{'field':<13}{'labelled':>9}" + "".join(f"{label:>9}" for label in readers))
-        for field in FIELDS:
-            total = tables["ours"][field][0]
-            if total:
-                rates = "".join(f"{100 * table[field][1] / total:>8.1f}%" for table in tables.values())
-                print(f"{field:<13}{total:>9}{rates}")
+        print_rates(readers, tables)
+        pooled_names += len(cases)
+        for label, table in tables.items():
+            for field, (total, right, _) in table.items():
+                counted, hits = pooled[label].get(field, (0, 0))
+                pooled[label][field] = (counted + total, hits + right)
         timings = timed_by_turns(readers, names, args.runs)
         print(
             f"µs/name, median of {args.runs} runs taking turns, wall (CPU): "
@@ -316,6 +334,12 @@ def main() -> None:  # noqa: C901 - one loop over corpora and parsers
             print(f"\nour misses on {args.misses}:")
             for case_miss in tables["ours"][args.misses][2]:
                 print("  " + case_miss)
+    if len(args.files) > 1:
+        print(
+            f"\nall {len(args.files)} corpora together{f' ({args.half} halves)' if args.half else ''}: "
+            f"{pooled_names} names"
+        )
+        print_rates(readers, pooled)
 
 
 if __name__ == "__main__":

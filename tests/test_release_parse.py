@@ -697,6 +697,13 @@ GENERAL_CASES: list[tuple[str, dict[str, Any]]] = [
     ("[Grp] Sintel 12 ENG 1080p", {"title": "Sintel", "episodes": (12,)}),
     ("Sintel 2 ENG 1080p", {"title": "Sintel 2", "episodes": ()}),
     ("Sintel 05 English 720p", {"title": "Sintel 05", "episodes": ()}),
+    # After an edition, a language's name before the year is a tag; alone there it stays the title's.
+    ("Sintel.UNCUT.German.2010.DL.1080p.BluRay", {"title": "Sintel", "year": 2010, "languages": ("de",)}),
+    ("Sintel.Extended.Cut.French.2010.720p", {"title": "Sintel", "languages": ("fr",)}),
+    ("Sintel.German.2010.DL.1080p", {"title": "Sintel German", "languages": ()}),
+    # An edition that would leave only an article is the title: "The Final Cut".
+    ("The.Final.Cut.2004.1080p.BluRay.x264-Grp", {"title": "The Final Cut", "year": 2004}),
+    ("Sintel.Final.Cut.2010.1080p", {"title": "Sintel"}),
 ]  # fmt: skip
 
 

@@ -682,10 +682,18 @@ def _clean_title(text: str, *, before_tags: bool = False) -> str:
     while previous != text:
         previous = text
         if (last := _last_word(text)) in _EDITION_LAST_WORDS or _VERSION_RE.fullmatch(last):
-            text = _EDITION_RE.sub("", text)
+            edition_gone = _EDITION_RE.sub("", text)
+            # "The Final Cut 2004" is a title: an edition leaves more than an article.
+            text = text if edition_gone.strip(" ._-").casefold() in _ARTICLES else edition_gone
         if (last := _last_word(text)) in _PACK_LAST_WORDS or last.endswith(("integrale", "intégrale")):
             text = _PACK_WORDS_RE.sub("", text)
-        text = trailing_language_tag(_TRAILING_JUNK_RE.sub("", text), before_tags=before_tags)
+        text = _TRAILING_JUNK_RE.sub("", text)
+        # After an edition, a language's name is a tag too: "Sintel UNCUT German 2010" ("Sintel German 2010"
+        # keeps it).
+        before_last = text[: len(text) - len(_last_word(text))].rstrip(" ._-")
+        text = trailing_language_tag(
+            text, before_tags=before_tags or _last_word(before_last) in _EDITION_LAST_WORDS
+        )
         # A trailing aside is an alternative title or a note: "Le Prestige (The Prestige)"; the title in
         # Latin letters when the name's own is in another script: "Сінтел (Sintel)".
         if text[-1:] in ")]" and (aside := _ASIDE_RE.search(text)) and aside.start() > 0:
@@ -752,6 +760,7 @@ _EDITION_LAST_WORDS: Final = frozenset(
     }
 )
 _VERSION_RE: Final = re.compile(r"v\d")
+_ARTICLES: Final = frozenset({"the", "a", "an", "le", "la", "les", "der", "die", "das", "el", "il", "lo"})
 _PACK_LAST_WORDS: Final = frozenset(
     {"complete", "full", "coffret", "all", "series", "miniseries", "season", "seasons", "collection", "set",
      "boxset", "pack", "us", "uk", "au", "nz", "ca", "ep", "episode"}
