@@ -11,9 +11,11 @@ parse_release (see FIELDS); a field absent from "expected" is not labelled, a va
 vocabulary and not scored. bench/ptt_cases.py, bench/goptt_cases.py, bench/ptn_cases.py,
 bench/sonarr_cases.py, bench/radarr_cases.py, bench/medusa_cases.py, bench/anitopy_cases.py,
 bench/tvnamer_cases.py, bench/sickgear_cases.py, bench/flexget_cases.py, bench/jellyfin_cases.py,
-bench/rls_cases.py, bench/srp_cases.py and bench/srpphp_cases.py write such files from parsett's, go-ptt's,
-PTN's, Sonarr's, Radarr's, Medusa's, anitopy's, tvnamer's, SickGear's, Flexget's, Jellyfin's, rls's and the
-two scene-release-parsers' (pr0pz's JavaScript, thcolin's PHP) own tests; the shared corpus comes from
+bench/jellyfin_film_cases.py, bench/kodi_cases.py, bench/rls_cases.py, bench/srp_cases.py,
+bench/srpphp_cases.py and bench/videofilename_cases.py write such files from parsett's, go-ptt's, PTN's,
+Sonarr's, Radarr's, Medusa's, anitopy's, tvnamer's, SickGear's, Flexget's, Jellyfin's (episodes and films),
+Kodi's, rls's, the two scene-release-parsers' (pr0pz's JavaScript, thcolin's PHP) and video-filename-parser's
+(a TypeScript port of Sonarr's and Radarr's) own tests; the shared corpus comes from
 guessit's whole-name tests, and bench/guessit_rules_cases.py writes one from guessit's rule-level tests
 (test/rules/*.yml), which is development material only: the parser is tuned on all of it, so its halves
 mean nothing. Each corpus is reported on its own. Every parser's answer and every label go through
