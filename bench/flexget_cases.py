@@ -33,7 +33,15 @@ import ast
 import re
 from typing import TYPE_CHECKING, Any
 
-from vocabulary import RESOLUTION_WORDS, SOURCE_WORDS, extractor_arguments, numbers, source_of, write_corpus
+from vocabulary import (
+    RESOLUTION_WORDS,
+    SOURCE_WORDS,
+    YEAR_LIKE_RE,
+    extractor_arguments,
+    numbers,
+    source_of,
+    write_corpus,
+)
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -44,7 +52,6 @@ _PARSE_CALLS = frozenset({"parse", "parse_valid", "parse_invalid"})
 # Words that may follow the show's for the show to be the whole title, besides a word with a digit.
 _TITLE_END_WORDS = frozenset({"season", "episode", "ep"})
 _RESOLUTION_RE = re.compile(r"\d{3,4}[pi]|\d{3,4}x\d{3,4}")
-_YEAR_RE = re.compile(r"(?:19|20)\d\d")
 _SHOW_QUALIFIER_RE = re.compile(r"\([^)]*\)$|\b(?:19|20)\d\d$")
 _PART_RE = re.compile(r"(?:part|pt)\d*")
 _LEADING_GROUPS_RE = re.compile(r"^(?:\s*\[[^\]]*\])+\s*")
@@ -71,7 +78,7 @@ def show_is_title(show: str, name: str, *, dated: bool) -> bool:
     following = words[len(shown)]
     if _PART_RE.fullmatch(following):
         return False  # the bench reads guessit's part into the title ("Test Part 3")
-    if _YEAR_RE.fullmatch(following):
+    if YEAR_LIKE_RE.fullmatch(following):
         return dated
     return any(char.isdigit() for char in following) or following in _TITLE_END_WORDS
 

@@ -39,7 +39,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from jellyfin_cases import rows
-from vocabulary import extractor_arguments, write_corpus
+from vocabulary import YEAR_LIKE_RE, extractor_arguments, write_corpus
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -57,7 +57,6 @@ _RESOLVED_NAME_RE = re.compile(
 )
 _DATE_RE = re.compile(r"(?<!\d)(?:\d{4}([.-])\d\d\1\d\d|\d{8})(?!\d)|\d{4}年\d{1,2}月\d{1,2}日")
 _DASHED_NUMBER_RE = re.compile(r"\s-\s*\d+$")
-_YEAR_LIKE_RE = re.compile(r"19\d\d|20\d\d")
 
 
 def _name(path: str) -> str:
@@ -120,7 +119,7 @@ def labels(name: str, asserted: dict[str, Any]) -> dict[str, Any]:
     if "year" in asserted:
         if asserted["year"] is not None:
             expected["year"] = asserted["year"]
-        elif not _YEAR_LIKE_RE.search(name):
+        elif not YEAR_LIKE_RE.search(name):
             expected["year"] = None
     return expected
 

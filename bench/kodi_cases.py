@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from vocabulary import extractor_arguments, write_corpus
+from vocabulary import YEAR_LIKE_RE, extractor_arguments, write_corpus
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -53,7 +53,6 @@ _FAILURE_RE = re.compile(r"invalid|backwards|too large|cannot determine")
 _SEASON_RE = re.compile(r"(?i)(?<![a-z])s(\d{1,2})(?=[ ._]?x?e\d)|(?<![a-z0-9])(\d{1,2})x(?=\d)")
 _EPISODE_WORD_RE = re.compile(r"(?i)(?<![a-z])(?:e|ep)[ ._]?\d")
 _PART_RE = re.compile(r"(?i)(?<![a-z])(?:part|pt)[ ._]?(?:[ivx]+|\d+)(?![a-z])")
-_YEAR_LIKE_RE = re.compile(r"19\d\d|20\d\d")
 _DISAGREE = "oov:Kodi's versions disagree"
 
 
@@ -154,7 +153,7 @@ def film_labels(name: str, row: list[Any]) -> dict[str, Any]:
     expected: dict[str, Any] = {"title": "oov:a parenthesised part" if "(" in title else title}
     if year:
         expected["year"] = int(year)
-    elif not _YEAR_LIKE_RE.search(name):
+    elif not YEAR_LIKE_RE.search(name):
         expected["year"] = None
     return expected
 

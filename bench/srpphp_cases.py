@@ -45,6 +45,7 @@ from srp_cases import EPISODE_WORD_RE, SEASON_WORD_RE, speaks_of_subtitles
 from vocabulary import (
     LANGUAGE_WORDS,
     SOURCE_WORDS,
+    YEAR_LIKE_RE,
     extractor_arguments,
     languages_of,
     resolution_tier,
@@ -59,7 +60,6 @@ _TABLE_RE = re.compile(r"public static \$(\w+)Static = \[(.*?)\n\s*\];", re.DOTA
 _SOURCE_ENTRY_RE = re.compile(r"self::(\w+)\s*=>\s*\[(.*?)\]", re.DOTALL)
 _CONSTANT_RE = re.compile(r"const (\w+)\s*=\s*'([^']*)';")
 _QUOTED_RE = re.compile(r"'([^']*)'")
-_YEAR_RE = re.compile(r"(?:19|20)\d\d")
 _EPISODE_CODE_RE = re.compile(r"s\d+(?:e\d+)?")
 _MORE_EPISODES_RE = re.compile(r"s\d+[._-]?e\d+(?:[._-]?e?\d+)*[._-]?(?:e|-)\d+", re.IGNORECASE)
 _WORKPRINT = frozenset({"workprint", "wp"})
@@ -93,7 +93,11 @@ def _title(name: str, title: str, tables: Tables) -> dict[str, Any]:
     if not shown or words[: len(shown)] != shown or len(words) == len(shown):
         return {}
     following, later = words[len(shown)], words[len(shown) + 1 :]
-    read = following in tables.words or _YEAR_RE.fullmatch(following) or _EPISODE_CODE_RE.fullmatch(following)
+    read = (
+        following in tables.words
+        or YEAR_LIKE_RE.fullmatch(following)
+        or _EPISODE_CODE_RE.fullmatch(following)
+    )
     if not read or (following in tables.languages and following in later):
         return {}
     return {"title": title}
@@ -146,7 +150,7 @@ def labels(name: str, element: dict[str, Any], tables: Tables) -> dict[str, Any]
     year = element.get("year")
     if year and 1900 <= int(year) <= 2099:
         expected["year"] = int(year)
-    elif not year and not any(_YEAR_RE.fullmatch(word) for word in whole_words(name) - whole_words(title)):
+    elif not year and not any(YEAR_LIKE_RE.fullmatch(w) for w in whole_words(name) - whole_words(title)):
         expected["year"] = None
     if element.get("resolution"):
         expected["resolution"] = resolution_tier(element["resolution"])

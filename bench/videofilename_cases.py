@@ -54,6 +54,7 @@ from ptt_cases import SUBTITLES_RE
 from vocabulary import (
     LANGUAGE_WORDS,
     SOURCE_WORDS,
+    YEAR_LIKE_RE,
     extractor_arguments,
     languages_of,
     resolution_tier,
@@ -78,7 +79,6 @@ _SOURCES = {
     "SCREENER": "screener", "PPV": "hdtv", "TELESYNC": "telesync", "TELECINE": "telecine", "TV": "hdtv",
 }  # fmt: skip
 _ENGLISH_WORDS = frozenset({"english", "eng", "en"})
-_YEAR_LIKE_RE = re.compile(r"19\d\d|20\d\d")
 _SEASON_CODE_RE = re.compile(r"(?i)(?<![a-z0-9])s\d{1,4}[ ._-]?e\d|(?<![a-z0-9])\d{1,2}x\d{2}(?!\d)")
 _DATE = "new Date"
 # What a show's title may end with that the other corpora keep out of it: a year, a season, a country.
@@ -245,7 +245,7 @@ def _year(name: str, asserted: dict[str, Any]) -> dict[str, Any]:
         return {}
     if asserted["year"]:
         return {"year": int(asserted["year"])}
-    return {} if _YEAR_LIKE_RE.search(name) else {"year": None}
+    return {} if YEAR_LIKE_RE.search(name) else {"year": None}
 
 
 def _resolution(name: str, asserted: dict[str, Any]) -> dict[str, Any]:

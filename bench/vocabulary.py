@@ -144,6 +144,10 @@ GUESSIT_CODECS = {"H.264": "avc", "H.265": "hevc", "Xvid": "xvid", "DivX": "xvid
 GUESSIT_HDR = {"HDR10": "HDR", "HDR10+": "HDR", "Dolby Vision": "DV"}
 
 
+# A number that may be a year, anywhere in a name: a label "no year" needs a name without one.
+YEAR_LIKE_RE = re.compile(r"(?:19|20)\d\d")
+
+
 # A resolution the name writes; not "HD", which is mostly a word of something else ("DTS-HD", "AmazonHD").
 WRITTEN_RESOLUTION_RE = re.compile(
     r"(?<![a-z0-9])(\d{3,4}[pi]|\d{3,4}[x\u00d7]\d{3,4}|2160|1080|720|"
