@@ -18,9 +18,10 @@ Kodi's, rls's, the two scene-release-parsers' (pr0pz's JavaScript, thcolin's PHP
 (a TypeScript port of Sonarr's and Radarr's) own tests; the shared corpus comes from
 guessit's whole-name tests, and bench/guessit_rules_cases.py writes one from guessit's rule-level tests
 (test/rules/*.yml), which is development material only: the parser is tuned on all of it, so its halves
-mean nothing. Each corpus is reported on its own; several given together are also reported pooled, each
-labelled name counted once (one figure per field over many small corpora). Every parser's answer and every
-label go through bench/vocabulary.py, so that "1080i", "576p" or "BRRip" count the same whoever writes them.
+mean nothing. bench/corpora.py runs them all, each later one --without the earlier ones. Each corpus is
+reported on its own; several given together are also reported pooled, each labelled name counted once (one
+figure per field over many small corpora). Every parser's answer and every label go through
+bench/vocabulary.py, so that "1080i", "576p" or "BRRip" count the same whoever writes them.
 
 --half splits each corpus in two fixed halves by a hash of the name: the parser is developed on one
 ("development", the only one whose misses --misses prints) and measured on the other ("held-out").
