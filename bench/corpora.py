@@ -28,21 +28,21 @@ class Corpus:
     name: str
     script: str
     source: str  # under SOURCES; "" for the installed guessit package's rule-level tests
-    without_earlier: bool = True  # written without the names of every corpus before it
-    without: tuple[str, ...] = ()  # or without these corpora's names only
+    # Written without these corpora's names; None: without every corpus before it and those of --without.
+    without: tuple[str, ...] | None = None
 
 
 CORPORA = (
-    Corpus("ptt", "ptt_cases.py", "ptt/tests", without_earlier=False),
-    Corpus("ptn", "ptn_cases.py", "ptn", without_earlier=False),
-    Corpus("sonarr", "sonarr_cases.py", "sonarr", without_earlier=False),
-    Corpus("radarr", "radarr_cases.py", "radarr", without_earlier=False),
-    Corpus("goptt", "goptt_cases.py", "goptt", without_earlier=False, without=("ptt",)),
-    Corpus("medusa", "medusa_cases.py", "medusa", without_earlier=False),
-    Corpus("anitopy", "anitopy_cases.py", "anitopy", without_earlier=False),
-    Corpus("tvnamer", "tvnamer_cases.py", "tvnamer", without_earlier=False),
-    Corpus("sickgear", "sickgear_cases.py", "sickgear", without_earlier=False),
-    Corpus("guessit-rules", "guessit_rules_cases.py", "", without_earlier=False),
+    Corpus("ptt", "ptt_cases.py", "ptt/tests", without=()),
+    Corpus("ptn", "ptn_cases.py", "ptn", without=()),
+    Corpus("sonarr", "sonarr_cases.py", "sonarr", without=()),
+    Corpus("radarr", "radarr_cases.py", "radarr", without=()),
+    Corpus("goptt", "goptt_cases.py", "goptt", without=("ptt",)),
+    Corpus("medusa", "medusa_cases.py", "medusa", without=()),
+    Corpus("anitopy", "anitopy_cases.py", "anitopy", without=()),
+    Corpus("tvnamer", "tvnamer_cases.py", "tvnamer", without=()),
+    Corpus("sickgear", "sickgear_cases.py", "sickgear", without=()),
+    Corpus("guessit-rules", "guessit_rules_cases.py", "", without=()),
     Corpus("flexget", "flexget_cases.py", "flexget"),
     Corpus("rls", "rls_cases.py", "rls"),
     Corpus("jellyfin", "jellyfin_cases.py", "jellyfin"),
@@ -73,7 +73,7 @@ def main() -> None:
         source = args.sources / corpus.source if corpus.source else _guessit_rules()
         dropped = (
             [*args.without, *written]
-            if corpus.without_earlier
+            if corpus.without is None
             else [args.out / f"{name}.json" for name in corpus.without]
         )
         command = [sys.executable, str(_BENCH / corpus.script), str(source), str(out)]
